@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import fastifyCookie from '@fastify/cookie'
+import fastifyStatic from '@fastify/static'
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import { API_PATH, EMBEDDED_CMS_PATH, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { loggingOptions } from '../shared/logging.ts'
+import { createOperations } from '../shared/operations.ts'
+import { createRouteTable } from '../shared/routes.ts'
+import { type BuildInfo, loadBuildInfo } from './build-info.ts'
+import { QueryCache } from './cache/query-cache.ts'
+import type { GatewayConfig } from './config.ts'
+import { CraftClient } from './craft/client.ts'
+import { ContentService } from './craft/content-service.ts'
+import { embeddedCms } from './embedded-cms/plugin.ts'
+import { PayloadBuilder } from './payload/build-payload.ts'
+import { RendererPool } from './renderer-pool.ts'
+import { apiRoutes } from './routes/api.ts'
+import { buildRoutes } from './routes/builds.ts'
+import { pageRoutes } from './routes/pages.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: GatewayConfig
+    content: ContentService
+    cache: QueryCache
+    payloads: PayloadBuilder
+    renderers: RendererPool
+    build: BuildInfo
+  }
+}
+
+export interface GatewayOptions {
+  /** Where log lines go (tests collect them); stdout by default. */
+  logStream?: NodeJS.WritableStream
+}
+
+/** The gateway as a Fastify app; listening is the caller's business. */
+export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggingOptions(config.logLevel, options.logStream),
+    bodyLimit: config.maxBodyBytes,
+    routerOptions: { maxParamLength: 1024 },
+    return503OnClosing: true,
+  })
+
+  const operations = createOperations(config.siteHandle)
+  const routes = createRouteTable(config.siteHandle)
+  const upstreamUrl = (): URL => {
+    if (config.craftApiUrl) return config.craftApiUrl
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : config.port
+    return new URL(`http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`)
+  }
+  const client = new CraftClient({ url: upstreamUrl, schemaToken: config.craftSchemaToken, ...config.upstream })
+  const cache = new QueryCache({
+    ...config.cache,
+    onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh failed; serving stale'),
+  })
+  const content = new ContentService(client, cache, operations)
+
+  app.decorate('config', config)
+  app.decorate('cache', cache)
+  app.decorate('content', content)
+  app.decorate('payloads', new PayloadBuilder(routes, content))
+  app.decorate('renderers', new RendererPool(config.rendererUrls, config.renderTimeoutMs))
+  app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => []))
+  app.addHook('onClose', async () => {
+    await Promise.all([client.close(), app.renderers.close()])
+  })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id)
+  })
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+    if (statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    else request.log.info({ code: error.code, statusCode }, error.message)
+    const message = statusCode >= 500 && !error.code?.startsWith('UPSTREAM') ? 'Internal server error' : error.message
+    return reply.code(statusCode).send({ errors: [{ message, extensions: { code: error.code ?? 'INTERNAL_SERVER_ERROR' } }] })
+  })
+
+  await app.register(fastifyCookie)
+  if (!config.craftApiUrl) {
+    await app.register(embeddedCms, { contentDir: config.contentDir, siteHandle: config.siteHandle, siteToken: config.craftToken })
+  }
+  await app.register(apiRoutes)
+  await app.register(buildRoutes)
+  await app.register(fastifyStatic, { root: config.publicDir, wildcard: false, index: false, preCompressed: false })
+  const clientDir = join(config.distDir, 'client')
+  if (existsSync(clientDir)) {
+    await app.register(fastifyStatic, {
+      root: clientDir,
+      prefix: '/assets/',
+      wildcard: false,
+      decorateReply: false,
+      immutable: true,
+      maxAge: 31_536_000_000,
+    })
+  }
+  await app.register(pageRoutes)
+  app.log.debug({ api: API_PATH }, 'gateway ready')
+  return app
+}

@@ -1,0 +1,89 @@
+import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import {
+  type Env,
+  type LogLevel,
+  readBoolean,
+  readInteger,
+  readLogLevel,
+  readOptionalString,
+  readOptionalUrl,
+  readString,
+  readUrl,
+  readUrlList,
+} from '../shared/env.ts'
+import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
+
+export interface GatewayConfig {
+  host: string
+  port: number
+  /** Where the renderer(s) listen. */
+  rendererUrls: URL[]
+  /** A real Craft GraphQL endpoint; undefined = the embedded content API. */
+  craftApiUrl: URL | undefined
+  /** The site's default access token, sent as X-Craft-Token when no preview token applies. */
+  craftToken: string | undefined
+  /** Craft's schema token, sent as `Authorization: Bearer`. */
+  craftSchemaToken: string | undefined
+  siteHandle: string
+  siteUrl: URL
+  logLevel: LogLevel
+  upstream: {
+    connectTimeoutMs: number
+    headersTimeoutMs: number
+    bodyTimeoutMs: number
+    connections: number
+  }
+  renderTimeoutMs: number
+  cache: {
+    maxEntries: number
+    maxBytes: number
+    ttlMs: number
+    staleWhileRevalidateMs: number
+    staleIfErrorMs: number
+    pageCache: boolean
+  }
+  purgeSecret: string | undefined
+  maxBodyBytes: number
+  /** Id of this build, from dist/build.json unless set. */
+  buildId: string | undefined
+  /** Folder of built files (client bundle, build.json). */
+  distDir: string
+  publicDir: string
+  /** Content files of the embedded content API. */
+  contentDir: string
+}
+
+export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+  return {
+    host: readString(env, 'HOST', '0.0.0.0'),
+    port: readInteger(env, 'PORT', 3000, 0, 65535),
+    rendererUrls: readUrlList(env, 'RENDERER_URL', 'http://127.0.0.1:3001'),
+    craftApiUrl: readOptionalUrl(env, 'CRAFT_API_URL'),
+    craftToken: readOptionalString(env, 'CRAFT_TOKEN'),
+    craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),
+    siteHandle: readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN),
+    siteUrl: readUrl(env, 'SITE_URL', 'http://localhost:3000'),
+    logLevel: readLogLevel(env),
+    upstream: {
+      connectTimeoutMs: readInteger(env, 'UPSTREAM_CONNECT_TIMEOUT_MS', 2000, 10, 60_000),
+      headersTimeoutMs: readInteger(env, 'UPSTREAM_HEADERS_TIMEOUT_MS', 8000, 10, 120_000),
+      bodyTimeoutMs: readInteger(env, 'UPSTREAM_BODY_TIMEOUT_MS', 8000, 10, 120_000),
+      connections: readInteger(env, 'UPSTREAM_CONNECTIONS', 32, 1, 1024),
+    },
+    renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 15_000, 100, 120_000),
+    cache: {
+      maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', 5000, 1, 1_000_000),
+      maxBytes: readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+      ttlMs: readInteger(env, 'CACHE_TTL_MS', 60_000, 0, 86_400_000),
+      staleWhileRevalidateMs: readInteger(env, 'CACHE_SWR_MS', 600_000, 0, 86_400_000),
+      staleIfErrorMs: readInteger(env, 'CACHE_STALE_IF_ERROR_MS', 86_400_000, 0, 30 * 86_400_000),
+      pageCache: readBoolean(env, 'PAGE_CACHE', true),
+    },
+    purgeSecret: readOptionalString(env, 'PURGE_SECRET'),
+    maxBodyBytes: readInteger(env, 'API_MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    buildId: readOptionalString(env, 'BUILD_ID'),
+    distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
+    publicDir: readString(env, 'PUBLIC_DIR', new URL('../public', import.meta.url).pathname),
+    contentDir: readString(env, 'CONTENT_DIR', new URL('../gateway/embedded-cms/content', import.meta.url).pathname),
+  }
+}

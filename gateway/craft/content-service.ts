@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto'
+import { type DocumentNode, parse, print } from 'graphql'
+import { queryCacheKey } from '../../shared/cache-key.ts'
+import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
+import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
+import type { CacheLookup, QueryCache } from '../cache/query-cache.ts'
+import { BadRequestError, OperationNotAllowedError } from '../errors.ts'
+import type { CraftClient, UpstreamAnswer } from './client.ts'
+
+export interface RunContext {
+  /** Token to send upstream: a preview token or the site's default token. */
+  token: string | undefined
+  /** A preview: never read from nor stored in any cache. */
+  preview: boolean
+  requestId?: string | undefined
+}
+
+interface AllowedOperation {
+  name: OperationName
+  query: string
+}
+
+/** Hash of a document in its printed (normalised) form: whitespace and comments do not count. */
+export function documentHash(document: DocumentNode): string {
+  return createHash('sha256').update(print(document)).digest('hex')
+}
+
+const SECTION_LITERAL = /section:\s*"([^"]+)"/g
+
+function sectionsOf(query: string, variables: Record<string, unknown>, answer: UpstreamAnswer): string[] {
+  const sections = new Set<string>()
+  for (const match of query.matchAll(SECTION_LITERAL)) if (match[1]) sections.add(match[1])
+  const variable = variables.section
+  for (const value of Array.isArray(variable) ? variable : [variable]) if (typeof value === 'string') sections.add(value)
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk)
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'sectionHandle' && typeof inner === 'string') sections.add(inner)
+        else walk(inner)
+      }
+    }
+  }
+  walk(answer.body.data)
+  return [...sections]
+}
+
+/**
+ * The only way to Craft: allowlisted operations, the right token on the
+ * wire, and the query cache for everything that may be cached.
+ */
+export class ContentService {
+  private readonly allowed = new Map<string, AllowedOperation>()
+  private readonly byName = new Map<OperationName, AllowedOperation>()
+
+  constructor(
+    private readonly client: CraftClient,
+    private readonly cache: QueryCache,
+    operations: Operations,
+  ) {
+    for (const [name, query] of Object.entries(operations) as [OperationName, string][]) {
+      const operation = { name, query }
+      this.allowed.set(documentHash(parse(query)), operation)
+      this.byName.set(name, operation)
+    }
+  }
+
+  /** The allowlisted operation a client's document is, or an OPERATION_NOT_ALLOWED error. */
+  resolve(query: string): AllowedOperation {
+    let document: DocumentNode
+    try {
+      document = parse(query)
+    } catch (error) {
+      throw new BadRequestError(`The query is not valid GraphQL: ${(error as Error).message}`)
+    }
+    const operation = this.allowed.get(documentHash(document))
+    if (!operation) {
+      const names = document.definitions.flatMap((d) => ('name' in d && d.name ? [d.name.value] : []))
+      throw new OperationNotAllowedError(names[0] ?? 'anonymous')
+    }
+    return operation
+  }
+
+  runNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
+    const operation = this.byName.get(name)
+    if (!operation) throw new OperationNotAllowedError(name)
+    return this.run(operation, variables, context)
+  }
+
+  run(operation: AllowedOperation, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
+    const load = (): Promise<UpstreamAnswer> =>
+      this.client.query({
+        query: operation.query,
+        variables,
+        operationName: operation.name,
+        token: context.token,
+        requestId: context.requestId,
+      })
+    if (context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
+      return load().then((answer) => ({ answer, status: 'BYPASS' as const }))
+    }
+    return this.cache.fetch(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID), load, {
+      storable: (answer) =>
+        answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
+      sections: (answer) => sectionsOf(operation.query, variables, answer),
+    })
+  }
+}

@@ -1,0 +1,124 @@
+import { SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
+import { CHANNELS, SINGLE_SECTIONS, withProduct } from '../../shared/sections.ts'
+
+/**
+ * The embedded CMS's content model, as a Craft 4 project would define it:
+ * sections with entry types and their fields, and one global set.
+ */
+export type FieldKind =
+  | { kind: 'plainText' }
+  | { kind: 'richText' }
+  | { kind: 'number' }
+  | { kind: 'date' }
+  | { kind: 'dropdown'; options: readonly string[] }
+  | { kind: 'entries' }
+  | { kind: 'assets' }
+  | { kind: 'table'; columns: readonly string[] }
+
+export interface FieldDefinition {
+  handle: string
+  field: FieldKind
+}
+
+export interface EntryTypeDefinition {
+  section: string
+  type: string
+  fields: readonly FieldDefinition[]
+}
+
+const plain = (handle: string): FieldDefinition => ({ handle, field: { kind: 'plainText' } })
+const rich = (handle: string): FieldDefinition => ({ handle, field: { kind: 'richText' } })
+const num = (handle: string): FieldDefinition => ({ handle, field: { kind: 'number' } })
+const date = (handle: string): FieldDefinition => ({ handle, field: { kind: 'date' } })
+const related = (handle: string): FieldDefinition => ({ handle, field: { kind: 'entries' } })
+const assets = (handle: string): FieldDefinition => ({ handle, field: { kind: 'assets' } })
+const table = (handle: string, columns: readonly string[]): FieldDefinition => ({ handle, field: { kind: 'table', columns } })
+
+const OPENING_HOURS = ['day', 'hours'] as const
+const LINK = ['label', 'url'] as const
+const SINGLE_FIELDS = [plain('intro'), rich('text'), plain('seoDescription')]
+
+export function createContentModel(product: string): {
+  entryTypes: EntryTypeDefinition[]
+  globalSet: { handle: string; fields: FieldDefinition[] }
+} {
+  const singles = SINGLE_SECTIONS.map((template): EntryTypeDefinition => {
+    const section = withProduct(template, product)
+    const fields =
+      template === '{product}Home'
+        ? [
+            ...SINGLE_FIELDS,
+            plain('ctaHeading'),
+            plain('ctaText'),
+            plain('ctaLinkLabel'),
+            plain('ctaLinkUrl'),
+            related('highlightedInsurances'),
+            related('highlightedServices'),
+          ]
+        : SINGLE_FIELDS
+    return { section, type: section, fields }
+  })
+  const channel = (name: keyof typeof CHANNELS, fields: FieldDefinition[]): EntryTypeDefinition => ({
+    section: CHANNELS[name].section,
+    type: CHANNELS[name].type,
+    fields,
+  })
+  return {
+    entryTypes: [
+      ...singles,
+      channel('insurances', [
+        { handle: 'category', field: { kind: 'dropdown', options: ['particulier', 'zakelijk'] } },
+        plain('intro'),
+        rich('text'),
+      ]),
+      channel('services', [plain('intro'), rich('text')]),
+      channel('jobs', [
+        plain('intro'),
+        plain('hours'),
+        plain('location'),
+        plain('employmentType'),
+        num('salaryMin'),
+        num('salaryMax'),
+        date('validThrough'),
+        rich('whatYouDo'),
+        rich('whatYouBring'),
+        rich('whatWeOffer'),
+        rich('howToApply'),
+      ]),
+      channel('topical', [plain('intro'), rich('text'), plain('author'), assets('image')]),
+      channel('establishments', [
+        plain('intro'),
+        plain('street'),
+        plain('postalCode'),
+        plain('city'),
+        plain('phone'),
+        plain('email'),
+        table('openingHours', OPENING_HOURS),
+        plain('mapUrl'),
+        num('latitude'),
+        num('longitude'),
+      ]),
+      channel('notFound', [rich('text')]),
+    ],
+    globalSet: {
+      handle: SITE_SETTINGS_HANDLE,
+      fields: [
+        plain('companyName'),
+        plain('tagline'),
+        plain('phone'),
+        plain('damagePhone'),
+        plain('email'),
+        plain('street'),
+        plain('postalCode'),
+        plain('city'),
+        plain('afmNumber'),
+        plain('kifidNumber'),
+        plain('kvkNumber'),
+        plain('footerText'),
+        table('mainNavigation', LINK),
+        table('footerNavigation', LINK),
+        table('openingHours', OPENING_HOURS),
+      ],
+    },
+  }
+}

@@ -1,0 +1,17 @@
+import createError from '@fastify/error'
+
+/** Every error the gateway answers with, each with a stable code and status. */
+export const OperationNotAllowedError = createError('OPERATION_NOT_ALLOWED', 'This operation is not allowed: %s', 400)
+export const BadRequestError = createError('BAD_REQUEST', '%s', 400)
+export const UnsupportedMediaTypeError = createError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
+export const UpstreamUnavailableError = createError('UPSTREAM_UNAVAILABLE', 'The content service cannot be reached', 502)
+export const UpstreamTimeoutError = createError('UPSTREAM_TIMEOUT', 'The content service did not answer in time', 504)
+export const UpstreamBadResponseError = createError('UPSTREAM_BAD_RESPONSE', 'The content service gave an unusable answer', 502)
+export const UpstreamStatusError = createError('UPSTREAM_STATUS', 'The content service answered with status %s', 502)
+export const RendererUnavailableError = createError('RENDERER_UNAVAILABLE', 'No renderer is available', 503)
+
+export type UpstreamError =
+  | InstanceType<typeof UpstreamUnavailableError>
+  | InstanceType<typeof UpstreamTimeoutError>
+  | InstanceType<typeof UpstreamBadResponseError>
+  | InstanceType<typeof UpstreamStatusError>

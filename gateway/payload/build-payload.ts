@@ -1,0 +1,133 @@
+import { invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
+import type { NotFoundEntry } from '../../shared/content-types.ts'
+import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
+import { type LoaderSpec, type RouteTable, parsePageParam } from '../../shared/routes.ts'
+import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
+import type { ContentService, RunContext } from '../craft/content-service.ts'
+import { UpstreamBadResponseError } from '../errors.ts'
+
+export interface PayloadRequest {
+  /** Decoded path without query string. */
+  path: string
+  /** Path with its query string, for the 404 message. */
+  fullPath: string
+  /** Value of `?pagina`, when given. */
+  pageParam: string | undefined
+  part: PayloadPart
+  context: RunContext
+}
+
+export interface BuiltPayload {
+  payload: PagePayload
+  cacheStatus: CacheStatus
+}
+
+const STATUS_RANK: Record<CacheStatus, number> = { HIT: 0, STALE: 1, MISS: 2, BYPASS: 3 }
+
+/** The X-Cache of a response built from several lookups: its least cached part. */
+export function combineCacheStatus(statuses: readonly CacheStatus[]): CacheStatus {
+  return statuses.reduce<CacheStatus>((worst, status) => (STATUS_RANK[status] > STATUS_RANK[worst] ? status : worst), 'HIT')
+}
+
+interface ErrorWithStatus {
+  statusCode?: number
+  message?: string
+}
+
+/** Assembles the payload of a path from its route's loaders, through the content service's cache. */
+export class PayloadBuilder {
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly content: ContentService,
+  ) {}
+
+  async build(request: PayloadRequest): Promise<BuiltPayload> {
+    const match = this.routes.match(request.path)
+    if (match.kind === 'unknown') return this.notFound(request, notFoundMessage(request.fullPath))
+    if (match.kind === 'invalid') return this.notFound(request, invalidRouteMessage(request.path))
+    const { route, params } = match
+
+    const page = route.paginated ? parsePageParam(request.pageParam) : 1
+    if (page === undefined) return this.notFound(request, invalidRouteMessage(request.path))
+
+    const loaders = route.loaders.filter((loader) =>
+      request.part === 'all' ? true : request.part === 'deferred' ? loader.deferred === true : loader.deferred !== true,
+    )
+    const base = this.basePayload(request, page)
+    base.routeId = route.id
+    base.screen = route.screen
+    base.pending = request.part === 'primary' ? route.loaders.filter((l) => l.deferred).map((l) => l.key) : []
+
+    let results: { loader: LoaderSpec; lookup: CacheLookup }[]
+    try {
+      results = await Promise.all(
+        loaders.map(async (loader) => ({
+          loader,
+          lookup: await this.content.runNamed(loader.operation, loader.variables({ site: this.routes.product, params, page }), request.context),
+        })),
+      )
+    } catch (error) {
+      return this.failure(request, base, error as ErrorWithStatus)
+    }
+
+    for (const { loader, lookup } of results) {
+      const { body } = lookup.answer
+      if (!body.data || (body.errors && body.errors.length > 0)) {
+        return this.failure(request, base, new UpstreamBadResponseError())
+      }
+      if (loader.requiresEntry && body.data.entry == null) {
+        return this.notFound(request, notFoundMessage(request.fullPath))
+      }
+      base.data[loader.key] = body.data
+    }
+    const listed = (base.data.articles as { entries?: unknown[] } | undefined)?.entries
+    if (route.paginated && page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
+    return { payload: base, cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)) }
+  }
+
+  private basePayload(request: PayloadRequest, page: number): PagePayload {
+    return {
+      path: request.path,
+      fullPath: request.fullPath,
+      routeId: null,
+      screen: 'error',
+      status: 200,
+      data: {},
+      pending: [],
+      page,
+      preview: request.context.preview,
+    }
+  }
+
+  /** A 404 with the notFound entry (never cached) and the site's layout data. */
+  private async notFound(request: PayloadRequest, message: string): Promise<BuiltPayload> {
+    const payload = this.basePayload(request, 1)
+    payload.status = 404
+    payload.error = { statusCode: 404, message, fatal: false }
+    const [site, notFound] = await Promise.allSettled([
+      this.content.runNamed('SiteSettings', { site: this.routes.product }, request.context),
+      this.content.runNamed('NotFound', { site: this.routes.product }, request.context),
+    ])
+    if (site.status === 'fulfilled' && site.value.answer.body.data) payload.data.site = site.value.answer.body.data
+    payload.notFound =
+      notFound.status === 'fulfilled' ? ((notFound.value.answer.body.data?.entry as NotFoundEntry | null | undefined) ?? null) : null
+    return { payload, cacheStatus: 'BYPASS' }
+  }
+
+  /** The upstream failed: an error payload with its status, and the layout data when the cache still has it. */
+  private async failure(request: PayloadRequest, payload: PagePayload, error: ErrorWithStatus): Promise<BuiltPayload> {
+    const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 500 ? error.statusCode : 500
+    payload.status = statusCode
+    payload.screen = 'error'
+    payload.data = {}
+    payload.pending = []
+    payload.error = { statusCode, message: error.message ?? 'Onbekende fout', fatal: false }
+    try {
+      const site = await this.content.runNamed('SiteSettings', { site: this.routes.product }, request.context)
+      if (site.answer.body.data) payload.data.site = site.answer.body.data
+    } catch {
+      // the layout falls back to the brand name alone
+    }
+    return { payload, cacheStatus: 'BYPASS' }
+  }
+}

@@ -1,0 +1,50 @@
+import type { Readable } from 'node:stream'
+import { Agent, request } from 'undici'
+
+export interface RenderResponse {
+  statusCode: number
+  headers: Record<string, string | string[] | undefined>
+  body: Readable
+}
+
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
+
+/**
+ * Page renders spread over the renderers round robin on kept-alive
+ * connections; a renderer that cannot be reached is skipped and the render
+ * tried on the next one.
+ */
+export class RendererPool {
+  private next = 0
+  private readonly agent: Agent
+
+  constructor(
+    private readonly urls: readonly URL[],
+    private readonly headersTimeoutMs: number,
+  ) {
+    this.agent = new Agent({ connect: { timeout: 2000 }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000 })
+  }
+
+  async render(pathWithQuery: string, headers: Record<string, string>): Promise<RenderResponse> {
+    let lastError: unknown
+    for (let attempt = 0; attempt < this.urls.length; attempt++) {
+      const base = this.urls[this.next++ % this.urls.length] as URL
+      try {
+        const response = await request(new URL(pathWithQuery, base), {
+          method: 'GET',
+          headers,
+          dispatcher: this.agent,
+        })
+        return { statusCode: response.statusCode, headers: response.headers, body: response.body }
+      } catch (error) {
+        lastError = error
+        if (!CONNECT_FAILURES.has((error as { code?: string }).code ?? '')) break
+      }
+    }
+    throw lastError
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close()
+  }
+}

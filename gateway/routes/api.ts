@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify'
+import { API_PATH, CACHE_STATUS_HEADER } from '../../shared/constants.ts'
+import { BadRequestError, UnsupportedMediaTypeError } from '../errors.ts'
+import { markPrivate, resolveToken } from '../tokens.ts'
+
+interface GraphQLBody {
+  query?: unknown
+  variables?: unknown
+  operationName?: unknown
+}
+
+/** POST /api: the allowlisted GraphQL operations of the product, cached. */
+export async function apiRoutes(app: FastifyInstance): Promise<void> {
+  app.post(API_PATH, async (request, reply) => {
+    if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
+      throw new UnsupportedMediaTypeError()
+    }
+    const body = request.body as GraphQLBody | null
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
+    if (typeof body.query !== 'string' || body.query.trim() === '') throw new BadRequestError('The body has no query')
+    const variables = body.variables ?? {}
+    if (variables === null || typeof variables !== 'object' || Array.isArray(variables)) {
+      throw new BadRequestError('variables must be an object')
+    }
+    if (body.operationName !== undefined && body.operationName !== null && typeof body.operationName !== 'string') {
+      throw new BadRequestError('operationName must be a string')
+    }
+    const operation = app.content.resolve(body.query)
+    const context = resolveToken(request, app.config.craftToken)
+    const { answer, status } = await app.content.run(operation, variables as Record<string, unknown>, context)
+    reply.header(CACHE_STATUS_HEADER, status)
+    if (context.preview) markPrivate(reply)
+    reply.code(answer.status >= 200 && answer.status < 300 ? 200 : answer.status)
+    return reply.type('application/json; charset=utf-8').send(answer.raw)
+  })
+}

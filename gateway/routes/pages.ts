@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
+import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { fallbackPage } from '../fallback-page.ts'
+import { markPrivate, resolveToken, setTokenCookie } from '../tokens.ts'
+
+const MAX_PATH_LENGTH = 1024
+/** Headers of the renderer's answer that reach the visitor. */
+const PASSED_HEADERS = ['content-type', 'cache-control', 'x-robots-tag', 'content-language', CACHE_STATUS_HEADER, 'link', 'vary']
+
+interface SplitUrl {
+  rawPath: string
+  search: string
+  path: string
+}
+
+/** Splits and decodes a request URL; undefined for a path no page can have. */
+function splitUrl(url: string): SplitUrl | undefined {
+  const cut = url.indexOf('?')
+  const rawPath = cut === -1 ? url : url.slice(0, cut)
+  const search = cut === -1 ? '' : url.slice(cut)
+  if (rawPath.length > MAX_PATH_LENGTH || !rawPath.startsWith('/')) return undefined
+  let path: string
+  try {
+    path = decodeURIComponent(rawPath)
+  } catch {
+    return undefined
+  }
+  if (/[\u0000-\u001f\u007f\\]/.test(path)) return undefined
+  return { rawPath, search, path }
+}
+
+function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
+  return reply
+    .code(statusCode)
+    .header('cache-control', 'private, no-store')
+    .type('text/html; charset=utf-8')
+    .send(fallbackPage(statusCode))
+}
+
+/** Pages (proxied to a renderer, streamed through) and their payloads. */
+export async function pageRoutes(app: FastifyInstance): Promise<void> {
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const url = splitUrl(request.url)
+    if (!url) {
+      return request.url.endsWith(PAYLOAD_SUFFIX) || request.url.includes(`${PAYLOAD_SUFFIX}?`)
+        ? reply.code(400).send({ errors: [{ message: 'Invalid path', extensions: { code: 'BAD_REQUEST' } }] })
+        : sendFallback(reply, 400)
+    }
+    if (url.path.endsWith(PAYLOAD_SUFFIX)) return payload(request, reply, url)
+
+    if (url.path.length > 1 && url.path.endsWith('/')) {
+      const target = `/${url.rawPath.split('/').filter(Boolean).join('/')}`
+      return reply.redirect(`${target}${url.search}`, 301)
+    }
+    return page(request, reply, url)
+  }
+
+  async function payload(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
+    const pagePath = url.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
+    const params = new URLSearchParams(url.search)
+    const part = (params.get(PAYLOAD_PART_PARAM) ?? 'all') as PayloadPart
+    if (!PAYLOAD_PARTS.includes(part)) {
+      return reply.code(400).send({ errors: [{ message: `${PAYLOAD_PART_PARAM} must be one of ${PAYLOAD_PARTS.join(', ')}`, extensions: { code: 'BAD_REQUEST' } }] })
+    }
+    params.delete(PAYLOAD_PART_PARAM)
+    const query = params.toString()
+    const context = resolveToken(request, app.config.craftToken)
+    const { payload: body, cacheStatus } = await app.payloads.build({
+      path: pagePath,
+      fullPath: `${pagePath}${query ? `?${query}` : ''}`,
+      pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined,
+      part,
+      context,
+    })
+    reply.header(CACHE_STATUS_HEADER, context.preview ? 'BYPASS' : cacheStatus)
+    if (context.preview) markPrivate(reply)
+    else reply.header('cache-control', body.status === 200 ? 'public, max-age=0, must-revalidate' : 'private, no-store')
+    return reply.code(body.status).send(body)
+  }
+
+  async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
+    const context = resolveToken(request, app.config.craftToken)
+    const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
+    const userAgent = request.headers['user-agent']
+    if (userAgent) headers['user-agent'] = userAgent
+    if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
+
+    let rendered
+    try {
+      rendered = await app.renderers.render(`${url.rawPath}${url.search}`, headers)
+    } catch (error) {
+      request.log.error({ err: error }, 'no renderer could render the page')
+      return sendFallback(reply, 503)
+    }
+    reply.code(rendered.statusCode)
+    for (const name of PASSED_HEADERS) {
+      const value = rendered.headers[name]
+      if (value !== undefined) reply.header(name, value)
+    }
+    if (context.preview) {
+      markPrivate(reply)
+      reply.header(CACHE_STATUS_HEADER, 'BYPASS')
+      if (context.fromQuery && context.token) setTokenCookie(reply, context.token)
+    }
+    return reply.send(rendered.body)
+  }
+
+  app.get('/*', handler)
+}

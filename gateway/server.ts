@@ -1,0 +1,20 @@
+import { ConfigError } from '../shared/env.ts'
+import { closeOnSignals } from '../shared/graceful-shutdown.ts'
+import { buildGateway } from './app.ts'
+import { type GatewayConfig, loadGatewayConfig } from './config.ts'
+
+let config: GatewayConfig
+try {
+  config = loadGatewayConfig()
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`gateway: configuration error: ${error.message}`)
+    process.exit(2)
+  }
+  throw error
+}
+
+const app = await buildGateway(config)
+closeOnSignals(() => app.close(), (message) => app.log.info(message))
+await app.listen({ host: config.host, port: config.port })
+app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href) }, 'gateway listening')

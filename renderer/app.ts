@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER } from '../shared/constants.ts'
+import { loggingOptions } from '../shared/logging.ts'
+import type { RendererConfig } from './config.ts'
+import { GatewayClient } from './gateway-client.ts'
+import { renderPage } from './render.tsx'
+import type { DeferredData } from './screens/types.ts'
+
+const DEFAULT_STYLESHEET = '/styles.css'
+
+export interface RendererOptions {
+  logStream?: NodeJS.WritableStream
+}
+
+function stylesheetOf(distDir: string): string {
+  const file = join(distDir, 'build.json')
+  if (!existsSync(file)) return DEFAULT_STYLESHEET
+  const assets = (JSON.parse(readFileSync(file, 'utf8')) as { assets?: Record<string, string> }).assets
+  return assets?.stylesheet ?? DEFAULT_STYLESHEET
+}
+
+/** The renderer: GET any path, answer with the streamed HTML of that page. */
+export async function buildRenderer(config: RendererConfig, options: RendererOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({ ...loggingOptions(config.logLevel, options.logStream), return503OnClosing: true })
+  const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
+  const stylesheet = stylesheetOf(config.distDir)
+  app.addHook('onClose', () => gateway.close())
+
+  app.get('/healthz', async () => ({ status: 'ok' }))
+
+  app.get('/*', async (request, reply) => {
+    const cut = request.url.indexOf('?')
+    const path = cut === -1 ? request.url : request.url.slice(0, cut)
+    const search = cut === -1 ? '' : request.url.slice(cut)
+    const header = request.headers[CRAFT_TOKEN_HEADER]
+    const token = typeof header === 'string' ? header : undefined
+    const call = { path, search, requestId: request.id, token }
+
+    let fetched
+    try {
+      fetched = await gateway.payload({ ...call, part: 'primary' })
+    } catch (error) {
+      request.log.error({ err: error }, 'no payload from the gateway')
+      fetched = {
+        cacheStatus: undefined,
+        payload: {
+          path,
+          fullPath: request.url,
+          routeId: null,
+          screen: 'error' as const,
+          status: 502,
+          data: {},
+          pending: [],
+          page: 1,
+          preview: token !== undefined,
+          error: { statusCode: 502, message: 'De gegevens van deze pagina konden niet worden opgehaald.', fatal: false },
+        },
+      }
+    }
+    const { payload } = fetched
+    let deferred: DeferredData | null = null
+    if (payload.pending.length > 0) {
+      deferred = gateway.payload({ ...call, part: 'deferred' }).then(
+        ({ payload: rest }) => (rest.status === 200 ? rest.data : null),
+        (error: unknown) => {
+          request.log.warn({ err: error }, 'deferred data failed')
+          return null
+        },
+      )
+    }
+    const userAgent = request.headers['user-agent'] ?? ''
+    await renderPage(reply, {
+      payload,
+      deferred,
+      cacheStatus: fetched.cacheStatus,
+      waitForAll: BOT_USER_AGENT_PATTERN.test(userAgent),
+      stylesheet,
+      timeoutMs: config.renderTimeoutMs,
+      log: request.log,
+    })
+    return reply
+  })
+  return app
+}

@@ -1,0 +1,21 @@
+const dateFormat = new Intl.DateTimeFormat('nl-NL', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Europe/Amsterdam' })
+const euro = new Intl.NumberFormat('nl-NL', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 })
+
+/** `14 maart 2025`, the same on server and client. */
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return ''
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? '' : dateFormat.format(date)
+}
+
+export function formatSalary(min: number | null, max: number | null): string | undefined {
+  if (min === null && max === null) return undefined
+  if (min !== null && max !== null) return `${euro.format(min)} – ${euro.format(max)} bruto per maand`
+  return `${euro.format((min ?? max) as number)} bruto per maand`
+}
+
+/** Site path of a Craft uri (`__home__` is the home page). */
+export function pathOfUri(uri: string | null | undefined): string {
+  if (!uri || uri === '__home__') return '/'
+  return `/${uri}`
+}

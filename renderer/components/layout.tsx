@@ -1,0 +1,123 @@
+import { type ReactNode, useState } from 'react'
+import { MENU_OPEN_CLASS } from '../../shared/constants.ts'
+import type { SiteSettings } from '../../shared/content-types.ts'
+import { LoadingBar } from './loading-bar.tsx'
+import { FALLBACK_COMPANY_NAME, useSite } from './site-context.tsx'
+
+const telHref = (phone: string): string => `tel:${phone.replace(/[^0-9+]/g, '')}`
+
+function Header({ site, currentPath, menuOpen, onToggle }: { site: SiteSettings | null; currentPath: string; menuOpen: boolean; onToggle: () => void }) {
+  const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
+  return (
+    <header className="site-header">
+      <div className="container site-header__inner">
+        <a className="site-logo" href="/">
+          <span className="site-logo__mark" aria-hidden="true">H</span>
+          <span className="site-logo__name">{site?.companyName ?? FALLBACK_COMPANY_NAME}</span>
+        </a>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="hoofdmenu"
+          onClick={onToggle}
+        >
+          {menuOpen ? 'Sluiten' : 'Menu'}
+        </button>
+        <nav id="hoofdmenu" className="site-nav" aria-label="Hoofdmenu">
+          <ul>
+            {navigation.map((link) => (
+              <li key={link.url}>
+                <a href={link.url} aria-current={link.url === currentPath ? 'page' : undefined}>
+                  {link.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </div>
+    </header>
+  )
+}
+
+function Footer({ site }: { site: SiteSettings | null }) {
+  if (!site) {
+    return (
+      <footer className="site-footer">
+        <div className="container">
+          <p>{FALLBACK_COMPANY_NAME}</p>
+        </div>
+      </footer>
+    )
+  }
+  return (
+    <footer className="site-footer">
+      <div className="container site-footer__grid">
+        <section aria-labelledby="footer-contact">
+          <h2 id="footer-contact">Contact</h2>
+          <address>
+            {site.companyName}
+            <br />
+            {site.street}
+            <br />
+            {site.postalCode} {site.city}
+          </address>
+          <p>
+            Telefoon: <a href={telHref(site.phone)}>{site.phone}</a>
+            <br />
+            Schade melden (24/7): <a href={telHref(site.damagePhone)}>{site.damagePhone}</a>
+            <br />
+            E-mail: <a href={`mailto:${site.email}`}>{site.email}</a>
+          </p>
+        </section>
+        <section aria-labelledby="footer-hours">
+          <h2 id="footer-hours">Openingstijden</h2>
+          <dl className="opening-hours">
+            {site.openingHours.map((row) => (
+              <div key={row.day}>
+                <dt>{row.day}</dt>
+                <dd>{row.hours}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+        <section aria-labelledby="footer-legal">
+          <h2 id="footer-legal">Goed om te weten</h2>
+          <ul className="footer-links">
+            {site.footerNavigation.map((link) => (
+              <li key={link.url}>
+                <a href={link.url}>{link.label}</a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      </div>
+      <div className="container site-footer__registration">
+        {site.footerText ? <p>{site.footerText}</p> : null}
+        <p>
+          AFM-vergunning {site.afmNumber} · Kifid-aansluitnummer {site.kifidNumber} · KvK {site.kvkNumber}
+        </p>
+      </div>
+    </footer>
+  )
+}
+
+/** Header, main content and footer of every page, the error page included. */
+export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
+  const site = useSite()
+  const [menuOpen, setMenuOpen] = useState(false)
+  const classes = ['app', menuOpen ? MENU_OPEN_CLASS : '', error ? 'app--error' : ''].filter(Boolean).join(' ')
+  return (
+    <div id="app" className={classes}>
+      <a className="skip-link" href="#inhoud">
+        Naar de inhoud
+      </a>
+      <LoadingBar error={error} />
+      <Header site={site} currentPath={currentPath} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} />
+      <main id="inhoud" className="main" tabIndex={-1}>
+        {children}
+      </main>
+      <Footer site={site} />
+    </div>
+  )
+}

@@ -1,0 +1,25 @@
+import { type Env, type LogLevel, readInteger, readLogLevel, readString, readUrl } from '../shared/env.ts'
+
+export interface RendererConfig {
+  host: string
+  port: number
+  /** The renderer's only source of data. */
+  gatewayUrl: URL
+  logLevel: LogLevel
+  /** A render still streaming after this long is aborted. */
+  renderTimeoutMs: number
+  payloadTimeoutMs: number
+  distDir: string
+}
+
+export function loadRendererConfig(env: Env = process.env): RendererConfig {
+  return {
+    host: readString(env, 'RENDERER_HOST', '127.0.0.1'),
+    port: readInteger(env, 'RENDERER_PORT', 3001, 0, 65535),
+    gatewayUrl: readUrl(env, 'GATEWAY_URL', 'http://127.0.0.1:3000'),
+    logLevel: readLogLevel(env),
+    renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
+    payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
+    distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
+  }
+}

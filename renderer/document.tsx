@@ -1,0 +1,41 @@
+import type { PagePayload } from '../shared/payload.ts'
+import { AppRoot, pageMeta } from './app-root.tsx'
+import type { DeferredData } from './screens/types.ts'
+
+export const PAYLOAD_SCRIPT_ID = '__PAYLOAD__'
+
+/** JSON that is safe inside a script element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
+
+export interface DocumentProps {
+  payload: PagePayload
+  deferred: DeferredData | null
+  stylesheet: string
+}
+
+/** The whole HTML document of a page, rendered by React. */
+export function Document({ payload, deferred, stylesheet }: DocumentProps) {
+  const meta = pageMeta(payload)
+  return (
+    <html lang="nl">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{meta.title}</title>
+        {meta.description ? <meta name="description" content={meta.description} /> : null}
+        {meta.noindex ? <meta name="robots" content="noindex" /> : null}
+        <link rel="stylesheet" href={stylesheet} />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <noscript>
+          <style>{'.menu-button{display:none}.site-nav{display:block}'}</style>
+        </noscript>
+      </head>
+      <body>
+        <AppRoot payload={payload} deferred={deferred} />
+        <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(payload) }} />
+      </body>
+    </html>
+  )
+}

@@ -1,0 +1,79 @@
+import { PassThrough } from 'node:stream'
+import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import { renderToPipeableStream } from 'react-dom/server'
+import { CACHE_STATUS_HEADER } from '../shared/constants.ts'
+import type { PagePayload } from '../shared/payload.ts'
+import { Document } from './document.tsx'
+import type { DeferredData } from './screens/types.ts'
+
+export interface RenderOptions {
+  payload: PagePayload
+  deferred: DeferredData | null
+  cacheStatus: string | undefined
+  /** Crawlers get the complete HTML before the first byte. */
+  waitForAll: boolean
+  stylesheet: string
+  timeoutMs: number
+  log: FastifyBaseLogger
+}
+
+const SHELL_ERROR_PAGE = `<!DOCTYPE html><html lang="nl"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Er is iets misgegaan.</title><link rel="stylesheet" href="/styles.css"></head><body><main class="main"><div class="container"><h1>Er is iets misgegaan.</h1><p>Probeer het later opnieuw.</p></div></main></body></html>`
+
+/**
+ * Streams a page: headers and the shell as soon as the shell is ready (or
+ * everything at once for crawlers), Suspense boundaries as their data
+ * arrives; a render that takes too long is aborted, never left hanging.
+ */
+export function renderPage(reply: FastifyReply, options: RenderOptions): Promise<void> {
+  const { payload } = options
+  return new Promise((resolve) => {
+    let settled = false
+    const finish = (): void => {
+      if (!settled) {
+        settled = true
+        resolve()
+      }
+    }
+    const body = new PassThrough()
+    body.on('close', finish)
+    let failed = false
+    const start = (): void => {
+      const status = failed ? 500 : payload.status
+      reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', payload.preview || status !== 200 ? 'private, no-store' : 'public, max-age=0, must-revalidate')
+      if (options.cacheStatus) reply.header(CACHE_STATUS_HEADER, options.cacheStatus)
+      if (payload.preview || status !== 200) reply.header('x-robots-tag', 'noindex')
+      reply.send(body)
+      stream.pipe(body)
+    }
+    const stream = renderToPipeableStream(
+      <Document payload={payload} deferred={options.deferred} stylesheet={options.stylesheet} />,
+      {
+        onShellReady() {
+          if (!options.waitForAll) start()
+        },
+        onAllReady() {
+          if (options.waitForAll) start()
+        },
+        onShellError(error) {
+          options.log.error({ err: error }, 'the page shell failed to render')
+          clearTimeout(timer)
+          reply.code(500).type('text/html; charset=utf-8').header('cache-control', 'private, no-store').send(SHELL_ERROR_PAGE)
+          finish()
+        },
+        onError(error) {
+          failed = true
+          options.log.error({ err: error }, 'render error')
+        },
+      },
+    )
+    const timer = setTimeout(() => {
+      options.log.warn({ path: payload.path }, 'render timed out; aborting')
+      stream.abort(new Error('render timeout'))
+    }, options.timeoutMs)
+    body.on('close', () => clearTimeout(timer))
+    body.on('finish', () => clearTimeout(timer))
+  })
+}

@@ -1,0 +1,30 @@
+import type { Article, EntryData } from '../../shared/content-types.ts'
+import { formatDate } from '../components/format.ts'
+import { RichText } from '../components/rich-text.tsx'
+import { PageIntro } from './common.tsx'
+import { type ScreenProps, dataOf } from './types.ts'
+
+export function ArticleScreen({ payload }: ScreenProps) {
+  const article = dataOf<EntryData<Article>>(payload, 'entry')?.entry
+  if (!article) return null
+  const image = article.image[0]
+  return (
+    <article>
+      <PageIntro title={article.title} intro={article.intro}>
+        <p className="meta">
+          <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
+          {article.author ? ` · ${article.author}` : ''}
+        </p>
+      </PageIntro>
+      <div className="container">
+        {image ? (
+          <img className="article-image" src={image.url} width={image.width ?? undefined} height={image.height ?? undefined} alt={image.alt ?? ''} />
+        ) : null}
+        <RichText html={article.text} />
+        <p>
+          <a href="/actueel">Al het nieuws</a>
+        </p>
+      </div>
+    </article>
+  )
+}

@@ -1,0 +1,33 @@
+import type { ReactNode } from 'react'
+import type { EntryData, SinglePage } from '../../shared/content-types.ts'
+import type { PagePayload } from '../../shared/payload.ts'
+import { RichText } from '../components/rich-text.tsx'
+import { dataOf } from './types.ts'
+
+export function singlePage(payload: PagePayload, key = 'page'): SinglePage | null {
+  return dataOf<EntryData<SinglePage>>(payload, key)?.entry ?? null
+}
+
+export function PageIntro({ title, intro, children }: { title: string; intro?: string | null; children?: ReactNode }) {
+  return (
+    <header className="page-intro">
+      <div className="container">
+        <h1>{title}</h1>
+        {intro ? <p className="lead">{intro}</p> : null}
+        {children}
+      </div>
+    </header>
+  )
+}
+
+/** The page of a single: title, intro and its rich text. */
+export function SingleContent({ page }: { page: SinglePage }) {
+  return (
+    <>
+      <PageIntro title={page.title} intro={page.intro} />
+      <div className="container">
+        <RichText html={page.text} />
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,123 @@
+import { Suspense, use } from 'react'
+import type { ArticleSummary, EntriesData, EntryData, HomePage } from '../../shared/content-types.ts'
+import { formatDate, pathOfUri } from '../components/format.ts'
+import { RichText } from '../components/rich-text.tsx'
+import { type DeferredData, type ScreenProps, dataOf } from './types.ts'
+
+export const DEFERRED_SCRIPT_ID = '__DEFERRED__'
+
+function ArticleCards({ articles }: { articles: ArticleSummary[] }) {
+  return (
+    <ul className="cards">
+      {articles.map((article) => (
+        <li key={article.id} className="card">
+          <h3>
+            <a href={pathOfUri(article.uri)}>{article.title}</a>
+          </h3>
+          <p className="meta">
+            <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
+          </p>
+          {article.intro ? <p>{article.intro}</p> : null}
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** Waits for the deferred data; the server streams it in when it arrives, with the data for hydration. */
+function LatestNews({ deferred }: { deferred: DeferredData }) {
+  const data = use(deferred)
+  const articles = (data?.latestArticles as EntriesData<ArticleSummary> | undefined)?.entries
+  return (
+    <div className="latest-news__content" data-loaded="true">
+      {articles ? (
+        <ArticleCards articles={articles} />
+      ) : (
+        <p>Het laatste nieuws kan nu niet worden geladen.</p>
+      )}
+      <script
+        type="application/json"
+        id={DEFERRED_SCRIPT_ID}
+        dangerouslySetInnerHTML={{ __html: JSON.stringify(data ?? null).replace(/</g, '\\u003c') }}
+      />
+    </div>
+  )
+}
+
+export function HomeScreen({ payload, deferred }: ScreenProps) {
+  const page = dataOf<EntryData<HomePage>>(payload, 'page')?.entry
+  if (!page) return null
+  return (
+    <>
+      <header className="hero">
+        <div className="container">
+          <h1>{page.title}</h1>
+          {page.intro ? <p className="lead">{page.intro}</p> : null}
+          {page.ctaLinkUrl ? (
+            <p>
+              <a className="button" href={page.ctaLinkUrl}>
+                {page.ctaLinkLabel ?? 'Schade melden'}
+              </a>
+            </p>
+          ) : null}
+        </div>
+      </header>
+      <div className="container">
+        <RichText html={page.text} />
+        <section aria-labelledby="home-verzekeringen" className="section">
+          <h2 id="home-verzekeringen">Verzekeringen</h2>
+          <ul className="cards">
+            {page.highlightedInsurances.map((insurance) => (
+              <li key={insurance.id} className="card">
+                <h3>
+                  <a href={`/onze-verzekeringen#${insurance.slug}`}>{insurance.title}</a>
+                </h3>
+                {insurance.intro ? <p>{insurance.intro}</p> : null}
+              </li>
+            ))}
+          </ul>
+          <p>
+            <a href="/onze-verzekeringen">Alle verzekeringen</a>
+          </p>
+        </section>
+        <section aria-labelledby="home-diensten" className="section">
+          <h2 id="home-diensten">Onze dienstverlening</h2>
+          <ul className="cards">
+            {page.highlightedServices.map((service) => (
+              <li key={service.id} className="card">
+                <h3>
+                  <a href={pathOfUri(service.uri)}>{service.title}</a>
+                </h3>
+                {service.intro ? <p>{service.intro}</p> : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+        {page.ctaHeading ? (
+          <section aria-labelledby="home-schade" className="section cta">
+            <h2 id="home-schade">{page.ctaHeading}</h2>
+            {page.ctaText ? <p>{page.ctaText}</p> : null}
+            {page.ctaLinkUrl ? (
+              <a className="button" href={page.ctaLinkUrl}>
+                {page.ctaLinkLabel ?? 'Schade melden'}
+              </a>
+            ) : null}
+          </section>
+        ) : null}
+        <section aria-labelledby="home-nieuws" className="section latest-news">
+          <h2 id="home-nieuws">Laatste nieuws</h2>
+          {deferred ? (
+            <Suspense fallback={<p className="latest-news__loading">Het laatste nieuws wordt geladen…</p>}>
+              <LatestNews deferred={deferred} />
+            </Suspense>
+          ) : (
+            <ArticleCards articles={dataOf<EntriesData<ArticleSummary>>(payload, 'latestArticles')?.entries ?? []} />
+          )}
+          <p>
+            <a href="/actueel">Al het nieuws</a>
+          </p>
+        </section>
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,55 @@
+import { ARTICLES_PER_PAGE } from '../../shared/constants.ts'
+import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
+import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { formatDate, pathOfUri } from '../components/format.ts'
+import { SingleContent, singlePage } from './common.tsx'
+import { type ScreenProps, dataOf } from './types.ts'
+
+export function TopicalScreen({ payload }: ScreenProps) {
+  const page = singlePage(payload)
+  const list = dataOf<EntriesData<ArticleSummary>>(payload, 'articles')
+  if (!page) return null
+  const pages = Math.max(1, Math.ceil((list?.entryCount ?? 0) / ARTICLES_PER_PAGE))
+  const href = (n: number): string => (n === 1 ? payload.path : `${payload.path}?${PAGE_QUERY_PARAM}=${n}`)
+  return (
+    <>
+      <SingleContent page={page} />
+      <div className="container">
+        <ul className="article-list">
+          {(list?.entries ?? []).map((article) => {
+            const image = article.image[0]
+            return (
+              <li key={article.id} className="card article-card">
+                {image ? (
+                  <img src={image.url} width={image.width ?? undefined} height={image.height ?? undefined} alt={image.alt ?? ''} loading="lazy" />
+                ) : null}
+                <h2>
+                  <a href={pathOfUri(article.uri)}>{article.title}</a>
+                </h2>
+                <p className="meta">
+                  <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
+                  {article.author ? ` · ${article.author}` : ''}
+                </p>
+                {article.intro ? <p>{article.intro}</p> : null}
+              </li>
+            )
+          })}
+        </ul>
+        {pages > 1 ? (
+          <nav className="pagination" aria-label="Paginering">
+            <ul>
+              {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
+                <li key={n}>
+                  <a href={href(n)} aria-current={n === payload.page ? 'page' : undefined}>
+                    <span className="visually-hidden">Pagina </span>
+                    {n}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        ) : null}
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,29 @@
+// `npm start`: the gateway and the renderer as two processes; Ctrl-C or
+// SIGTERM stops both, and either one dying stops the other.
+import { spawn } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
+const children = ['renderer', 'gateway'].map((name) => {
+  const child = spawn(process.execPath, ['--enable-source-maps', join(dist, `${name}.js`)], { stdio: 'inherit', env: process.env })
+  child.name = name
+  return child
+})
+
+let stopping = false
+const stopAll = (signal, code) => {
+  if (!stopping) {
+    stopping = true
+    for (const child of children) if (child.exitCode === null) child.kill(signal)
+  }
+  if (children.every((child) => child.exitCode !== null || child.signalCode !== null)) process.exit(code)
+}
+for (const child of children) {
+  child.on('exit', (code) => {
+    if (!stopping) console.error(`${child.name} exited (${code ?? 'signal'}); stopping`)
+    stopAll('SIGTERM', code ?? 0)
+  })
+}
+process.on('SIGINT', () => stopAll('SIGTERM', 0))
+process.on('SIGTERM', () => stopAll('SIGTERM', 0))

@@ -1,0 +1,86 @@
+/**
+ * The whole behavioural contract of the site in one file: every number, name
+ * and colour the specification fixes. Nothing else in the code base repeats
+ * these values.
+ */
+
+/** Default `{product}` of the handles: the fictional brand of the embedded content. */
+export const DEFAULT_SITE_HANDLE = 'havenborg'
+
+/** Placeholder for the site handle in route patterns, section handles and slugs. */
+export const PRODUCT_PLACEHOLDER = '{product}'
+
+/** Apollo's name for the one client the site uses; part of every query cache key. */
+export const DEFAULT_CLIENT_ID = 'default'
+
+/** Length of a query cache key (hash of query, variables and client id). */
+export const CACHE_KEY_LENGTH = 10
+
+// Tokens and preview
+export const CRAFT_TOKEN_HEADER = 'x-craft-token'
+export const PREVIEW_QUERY_PARAMS = ['x-craft-preview', 'x-craft-live-preview'] as const
+export const PREVIEW_TOKEN_QUERY_PARAM = 'token'
+export const TOKEN_STORAGE_KEY = 'apollo:default.token'
+export const TOKEN_COOKIE_NAME = 'craft_token'
+export const TOKEN_COOKIE_MAX_AGE_SECONDS = 604_800
+
+// Error page
+export const NOT_FOUND_SECTION = 'notFound'
+export const NOT_FOUND_FALLBACK_HEADING = '404 - Pagina niet gevonden'
+export const GENERIC_ERROR_HEADING = 'Er is iets misgegaan.'
+export const notFoundMessage = (fullPath: string): string => `Page not found: ${fullPath}`
+export const invalidRouteMessage = (path: string): string => `Page Not Found: ${path}`
+
+// Loading bar
+export const LOADING_BAR = {
+  throttleMs: 200,
+  durationMs: 2000,
+  hideDelayMs: 500,
+  resetDelayMs: 400,
+  heightPx: 3,
+  colour: '#6798df',
+  errorPageColour: '#0072e3',
+} as const
+
+/** Class on the app root while the menu is open; it hides page overflow. */
+export const MENU_OPEN_CLASS = 'app--menu-open'
+
+// Navigation and deployment updates
+export const RELOAD_GUARD_MS = 10_000
+export const MANIFEST_FETCH_DELAY_MS = 1000
+export const MAX_CONCURRENT_PRELOADS = 5
+export const IDLE_CALLBACK_FALLBACK_MS = 50
+export const DEFAULT_SCROLL_BEHAVIOUR = 'smooth'
+export const SSR_FORCE_FETCH_DELAY_MS = 100
+
+// Optional subscriptions
+export const WS_RETRY_ATTEMPTS = 5
+export const WS_FATAL_CLOSE_CODES = [4400, 4401, 4403, 4406, 4409, 4429, 4500, 4005, 4004] as const
+export const WS_BACKOFF_START_MS = 1000
+export const WS_JITTER_MIN_MS = 300
+export const WS_JITTER_MAX_MS = 3000
+
+/** User agents that get complete HTML before the first byte and no client error page. */
+export const BOT_USER_AGENT_PATTERN = /bot|lighthouse|facebookexternalhit|google/i
+
+/** A plain lowercase slug: what slug routes accept before asking the CMS. */
+export const SLUG_PATTERN = /^[a-z0-9-]{1,96}$/
+
+// Endpoints
+export const API_PATH = '/api'
+export const EMBEDDED_CMS_PATH = '/cms/api'
+export const PAYLOAD_SUFFIX = '/_payload.json'
+export const LATEST_BUILD_PATH = '/builds/latest.json'
+export const BUILD_META_PREFIX = '/builds/meta/'
+
+// Headers between the services
+export const REQUEST_ID_HEADER = 'x-request-id'
+export const CACHE_STATUS_HEADER = 'x-cache'
+
+/** Global set with navigation, contact details and footer. */
+export const SITE_SETTINGS_HANDLE = 'siteSettings'
+
+/** Articles on one page of the news overview. */
+export const ARTICLES_PER_PAGE = 6
+/** Articles in the home page's "latest news" block. */
+export const HOME_LATEST_ARTICLES = 3

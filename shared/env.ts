@@ -1,0 +1,82 @@
+/**
+ * Small readers for environment variables. Each service's config module is
+ * the only caller; a bad value stops the service at start with a message that
+ * names the variable.
+ */
+export type Env = Readonly<Record<string, string | undefined>>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+export function readString(env: Env, name: string, fallback: string, pattern?: RegExp): string {
+  const value = raw(env, name) ?? fallback
+  if (pattern && !pattern.test(value)) throw new ConfigError(`${name}="${value}" is invalid: expected ${pattern}`)
+  return value
+}
+
+export function readOptionalString(env: Env, name: string): string | undefined {
+  return raw(env, name)
+}
+
+export function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name)
+  if (value === undefined) return fallback
+  if (!/^-?[0-9]+$/.test(value)) throw new ConfigError(`${name}="${value}" is not a whole number`)
+  const number = Number(value)
+  if (number < min || number > max) throw new ConfigError(`${name}=${number} is out of range (${min} to ${max})`)
+  return number
+}
+
+export function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name)?.toLowerCase()
+  if (value === undefined) return fallback
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true
+  if (['0', 'false', 'no', 'off'].includes(value)) return false
+  throw new ConfigError(`${name}="${value}" is not a boolean (true/false)`)
+}
+
+function checkUrl(name: string, value: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${name}="${value}" is not a URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name}="${value}" must be http(s)`)
+  return url
+}
+
+export function readUrl(env: Env, name: string, fallback: string): URL {
+  return checkUrl(name, raw(env, name) ?? fallback)
+}
+
+export function readOptionalUrl(env: Env, name: string): URL | undefined {
+  const value = raw(env, name)
+  return value === undefined ? undefined : checkUrl(name, value)
+}
+
+export function readUrlList(env: Env, name: string, fallback: string): URL[] {
+  const list = (raw(env, name) ?? fallback).split(',').map((part) => part.trim()).filter(Boolean)
+  if (list.length === 0) throw new ConfigError(`${name} is empty`)
+  return list.map((value) => checkUrl(name, value))
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export function readLogLevel(env: Env, fallback: LogLevel = 'info'): LogLevel {
+  const value = raw(env, 'LOG_LEVEL') ?? fallback
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError(`LOG_LEVEL="${value}" is not one of ${LOG_LEVELS.join(', ')}`)
+  }
+  return value as LogLevel
+}
+
+/** A valid incoming request id is kept; anything else is replaced. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/

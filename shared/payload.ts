@@ -1,0 +1,36 @@
+import type { NotFoundEntry } from './content-types.ts'
+import type { ScreenName } from './routes.ts'
+
+export interface PayloadError {
+  statusCode: number
+  message: string
+  fatal: boolean
+}
+
+/**
+ * Everything a page needs, as the gateway assembles it from the results of
+ * the route's operations. The renderer and the browser receive the same shape.
+ */
+export interface PagePayload {
+  /** Path without query string. */
+  path: string
+  /** Path with query string, as in the error message of an unknown path. */
+  fullPath: string
+  routeId: string | null
+  screen: ScreenName | 'error'
+  status: number
+  /** GraphQL `data` of each loader, by loader key. */
+  data: Record<string, unknown>
+  /** Keys of deferred loaders left out of this payload (asked for with `?part=deferred`). */
+  pending: string[]
+  page: number
+  preview: boolean
+  error?: PayloadError
+  /** Content of the `notFound` section for a 404. */
+  notFound?: NotFoundEntry | null
+}
+
+/** Which loaders a payload request wants: all, only those needed for the first bytes, or only the deferred ones. */
+export type PayloadPart = 'all' | 'primary' | 'deferred'
+export const PAYLOAD_PART_PARAM = 'part'
+export const PAYLOAD_PARTS: readonly PayloadPart[] = ['all', 'primary', 'deferred']

@@ -1,0 +1,278 @@
+import { ARTICLES_PER_PAGE, HOME_LATEST_ARTICLES, SLUG_PATTERN } from './constants.ts'
+import type { OperationName } from './operations.ts'
+import { withProduct } from './sections.ts'
+
+/** The screens of the site: one React component each in the renderer. */
+export type ScreenName =
+  | 'home'
+  | 'page'
+  | 'contact'
+  | 'insurances'
+  | 'jobs'
+  | 'job'
+  | 'topical'
+  | 'article'
+  | 'establishments'
+  | 'services'
+  | 'service'
+
+export interface LoaderContext {
+  site: string
+  params: Readonly<Record<string, string>>
+  /** 1-based page of a paginated overview. */
+  page: number
+}
+
+/** One operation of a page's payload. */
+export interface LoaderSpec {
+  /** Name of the result in the payload's `data`. */
+  key: string
+  operation: OperationName
+  variables: (ctx: LoaderContext) => Record<string, unknown>
+  /** The page is a 404 when this loader's `entry` is null. */
+  requiresEntry?: boolean
+  /** Not needed for the first bytes: streamed into a Suspense boundary by the renderer. */
+  deferred?: boolean
+}
+
+export interface RouteDefinition {
+  id: string
+  screen: ScreenName
+  /** Craft section handle of the page's own content, `{product}` resolved. */
+  handle?: string
+  /** Exact paths, or `prefix/:slug`. */
+  paths: readonly string[]
+  /** Slugs fixed by the route, e.g. the two fixed job pages. */
+  fixedSlug?: string
+  paginated?: boolean
+  loaders: readonly LoaderSpec[]
+}
+
+export type RouteMatch =
+  | { kind: 'route'; route: RouteDefinition; params: Record<string, string>; path: string }
+  | { kind: 'invalid'; path: string }
+  | { kind: 'unknown'; path: string }
+
+const siteSettings: LoaderSpec = {
+  key: 'site',
+  operation: 'SiteSettings',
+  variables: ({ site }) => ({ site }),
+}
+
+const single = (section: string, key = 'page'): LoaderSpec => ({
+  key,
+  operation: 'SinglePage',
+  variables: ({ site }) => ({ section, site }),
+  requiresEntry: true,
+})
+
+const bySlug = (operation: OperationName): LoaderSpec => ({
+  key: 'entry',
+  operation,
+  variables: ({ site, params }) => ({ slug: params.slug, site }),
+  requiresEntry: true,
+})
+
+const list = (key: string, operation: OperationName): LoaderSpec => ({
+  key,
+  operation,
+  variables: ({ site }) => ({ site }),
+})
+
+interface RouteTemplate {
+  id: string
+  screen: ScreenName
+  handle?: string
+  paths: readonly string[]
+  fixedSlug?: string
+  paginated?: boolean
+  loaders: (handle: string) => readonly LoaderSpec[]
+}
+
+const singlePage = (id: string, handle: string, paths: readonly string[], screen: ScreenName = 'page'): RouteTemplate => ({
+  id,
+  screen,
+  handle,
+  paths,
+  loaders: (h) => [single(h)],
+})
+
+const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName): RouteTemplate => ({
+  id,
+  screen,
+  paths: [path],
+  fixedSlug: slug,
+  loaders: () => [bySlug(operation)],
+})
+
+export const FIXED_SERVICE_PAGES = [
+  'verzekeringskaarten',
+  'schade-melden',
+  'conflicterende-situatie',
+  'doelgroepomschrijving',
+  'fraudebestrijding',
+  'betalen-en-betalingsproblemen',
+  'compliment-tip-of-klacht',
+  'polisvoorwaarden',
+  'verschillenoverzichten-maatschappijen',
+  'beloningsbeleid',
+] as const
+
+export const FIXED_JOB_PAGES = ['allround-schadebehandelaar', 'financieel-administratief-medewerker-verzekeringen'] as const
+export const FIXED_ARTICLES = ['van-verlegen-starter-naar-professional-in-haar-vakgebied', 'ons-nieuwe-merk-{product}'] as const
+
+/** The route table of the specification; `{product}` is the site handle. */
+export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
+  {
+    id: 'home',
+    screen: 'home',
+    handle: '{product}Home',
+    paths: ['/', '/__home__'],
+    loaders: (handle) => [
+      { key: 'page', operation: 'HomePage', variables: ({ site }) => ({ section: handle, site }), requiresEntry: true },
+      {
+        key: 'latestArticles',
+        operation: 'LatestArticles',
+        variables: ({ site }) => ({ site, limit: HOME_LATEST_ARTICLES }),
+        deferred: true,
+      },
+    ],
+  },
+  singlePage('about', '{product}About', ['/about', '/over-ons']),
+  {
+    id: 'contact',
+    screen: 'contact',
+    handle: '{product}Contact',
+    paths: ['/contact'],
+    loaders: (handle) => [single(handle), list('establishments', 'EstablishmentList')],
+  },
+  singlePage('content', '{product}Content', ['/content']),
+  singlePage('disclaimer', '{product}Disclaimer', ['/disclaimer']),
+  singlePage('policyTerms', '{product}InsurancePolicyTerms', ['/polisvoorwaarden']),
+  singlePage('termsAndConditions', '{product}TermsAndConditions', ['/algemene-voorwaarden']),
+  singlePage('privacy', '{product}PrivacyAndCookiePolicy', ['/privacy']),
+  {
+    id: 'insurances',
+    screen: 'insurances',
+    handle: '{product}Insurances',
+    paths: ['/insurances', '/onze-verzekeringen'],
+    loaders: (handle) => [single(handle), list('insurances', 'InsuranceList')],
+  },
+  {
+    id: 'jobs',
+    screen: 'jobs',
+    handle: '{product}JobsOverview',
+    paths: ['/jobs', '/werken-bij'],
+    loaders: (handle) => [single(handle), list('jobs', 'JobList')],
+  },
+  singlePage('openApplication', 'aboutJobsOpenApplication', ['/werken-bij/open-sollicitatie']),
+  ...FIXED_JOB_PAGES.map((slug) => fixed(`job:${slug}`, 'job', `/werken-bij/${slug}`, slug, 'JobBySlug')),
+  { id: 'job', screen: 'job', paths: ['/jobs/:slug'], loaders: () => [bySlug('JobBySlug')] },
+  {
+    id: 'topical',
+    screen: 'topical',
+    handle: '{product}TopicalOverview',
+    paths: ['/topical', '/actueel'],
+    paginated: true,
+    loaders: (handle) => [
+      single(handle),
+      {
+        key: 'articles',
+        operation: 'ArticleList',
+        variables: ({ site, page }) => ({ site, limit: ARTICLES_PER_PAGE, offset: (page - 1) * ARTICLES_PER_PAGE }),
+      },
+    ],
+  },
+  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug')),
+  { id: 'article', screen: 'article', paths: ['/topical/:slug'], loaders: () => [bySlug('ArticleBySlug')] },
+  {
+    id: 'establishments',
+    screen: 'establishments',
+    handle: '{product}Establishments',
+    paths: ['/establishments', '/kantoren'],
+    loaders: (handle) => [single(handle), list('establishments', 'EstablishmentList')],
+  },
+  singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent']),
+  {
+    id: 'services',
+    screen: 'services',
+    handle: '{product}Services',
+    paths: ['/services'],
+    loaders: (handle) => [single(handle), list('services', 'ServiceList')],
+  },
+  { id: 'service', screen: 'service', paths: ['/services/:slug'], loaders: () => [bySlug('ServiceBySlug')] },
+  {
+    id: 'servicesOverview',
+    screen: 'services',
+    handle: '{product}ServicesOverview',
+    paths: ['/onze-dienstverlening'],
+    loaders: (handle) => [single(handle), list('services', 'ServiceList')],
+  },
+  ...FIXED_SERVICE_PAGES.map((slug) =>
+    fixed(`service:${slug}`, 'service', `/onze-dienstverlening/${slug}`, slug, 'ServiceBySlug'),
+  ),
+]
+
+/** Query parameter of the page number on paginated overviews. */
+export const PAGE_QUERY_PARAM = 'pagina'
+const MAX_PAGE = 9999
+
+export interface RouteTable {
+  readonly product: string
+  readonly routes: readonly RouteDefinition[]
+  match(path: string): RouteMatch
+  /** Every path that needs no CMS lookup to exist (for the sitemap and tests). */
+  staticPaths(): string[]
+}
+
+/**
+ * Compiles the route table for one site handle: exact paths go into a map,
+ * slug routes into a prefix map, so matching is two lookups.
+ */
+export function createRouteTable(product: string): RouteTable {
+  const exact = new Map<string, { route: RouteDefinition; params: Record<string, string> }>()
+  const bySlugPrefix = new Map<string, RouteDefinition>()
+  const routes: RouteDefinition[] = []
+  for (const template of ROUTE_TEMPLATES) {
+    const handle = template.handle === undefined ? undefined : withProduct(template.handle, product)
+    const fixedSlug = template.fixedSlug === undefined ? undefined : withProduct(template.fixedSlug, product)
+    const route: RouteDefinition = {
+      id: withProduct(template.id, product),
+      screen: template.screen,
+      paths: template.paths.map((path) => withProduct(path, product)),
+      loaders: [siteSettings, ...template.loaders(handle ?? '')],
+      ...(handle === undefined ? {} : { handle }),
+      ...(fixedSlug === undefined ? {} : { fixedSlug }),
+      ...(template.paginated ? { paginated: true } : {}),
+    }
+    routes.push(route)
+    for (const path of route.paths) {
+      if (path.endsWith('/:slug')) bySlugPrefix.set(path.slice(0, -':slug'.length), route)
+      else exact.set(path, { route, params: fixedSlug === undefined ? {} : { slug: fixedSlug } })
+    }
+  }
+
+  return {
+    product,
+    routes,
+    match(path) {
+      const hit = exact.get(path)
+      if (hit) return { kind: 'route', route: hit.route, params: hit.params, path }
+      const cut = path.lastIndexOf('/')
+      const route = cut > 0 ? bySlugPrefix.get(path.slice(0, cut + 1)) : undefined
+      if (!route) return { kind: 'unknown', path }
+      const slug = path.slice(cut + 1)
+      if (!SLUG_PATTERN.test(slug)) return { kind: 'invalid', path }
+      return { kind: 'route', route, params: { slug }, path }
+    },
+    staticPaths: () => [...exact.keys()],
+  }
+}
+
+/** Parses `?pagina=N`: undefined when it is not a page number. */
+export function parsePageParam(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined) return 1
+  if (!/^[1-9][0-9]{0,3}$/.test(value)) return undefined
+  const page = Number(value)
+  return page <= MAX_PAGE ? page : undefined
+}

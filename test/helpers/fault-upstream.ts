@@ -1,0 +1,110 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { request } from 'undici'
+import { loadGatewayConfig } from '../../gateway/config.ts'
+import { embeddedCms } from '../../gateway/embedded-cms/plugin.ts'
+import { DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
+
+export interface UpstreamCall {
+  operationName: string | undefined
+  variables: Record<string, unknown>
+  token: string | undefined
+  authorization: string | undefined
+  requestId: string | undefined
+}
+
+export type Behaviour =
+  | { kind: 'pass' }
+  | { kind: 'answer'; status: number; body: string; contentType?: string }
+  | { kind: 'hold'; until: Promise<void> }
+  | { kind: 'destroy' }
+
+export interface FaultUpstream {
+  url: string
+  calls: UpstreamCall[]
+  /** Decides, per call, what the upstream does; pass-through to the embedded CMS by default. */
+  behave: (call: UpstreamCall) => Behaviour
+  close(): Promise<void>
+}
+
+/** The embedded CMS alone, as a real Craft stand-in on loopback. */
+export async function startEmbeddedCms(options: { contentDir?: string; siteToken?: string } = {}): Promise<{ url: string; app: FastifyInstance }> {
+  const app = Fastify()
+  await app.register(embeddedCms, {
+    contentDir: options.contentDir ?? loadGatewayConfig({}).contentDir,
+    siteHandle: DEFAULT_SITE_HANDLE,
+    siteToken: options.siteToken,
+  })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return { url: `http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`, app }
+}
+
+/**
+ * An upstream for tests: forwards to the embedded CMS unless told to answer
+ * garbage, an error status, hold a call back, or drop the connection.
+ */
+export async function startFaultUpstream(options: { contentDir?: string; siteToken?: string } = {}): Promise<FaultUpstream> {
+  const cms = await startEmbeddedCms(options)
+  const upstream: FaultUpstream = {
+    url: '',
+    calls: [],
+    behave: () => ({ kind: 'pass' }),
+    async close() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      await cms.app.close()
+    },
+  }
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const raw = Buffer.concat(chunks)
+    let parsed: { operationName?: string; variables?: Record<string, unknown> } = {}
+    try {
+      parsed = JSON.parse(raw.toString('utf8')) as typeof parsed
+    } catch {
+      // forwarded as it is
+    }
+    const header = (name: string): string | undefined => {
+      const value = req.headers[name]
+      return typeof value === 'string' ? value : undefined
+    }
+    const call: UpstreamCall = {
+      operationName: parsed.operationName,
+      variables: parsed.variables ?? {},
+      token: header('x-craft-token'),
+      authorization: header('authorization'),
+      requestId: header('x-request-id'),
+    }
+    upstream.calls.push(call)
+    let behaviour = upstream.behave(call)
+    if (behaviour.kind === 'hold') {
+      await behaviour.until
+      behaviour = { kind: 'pass' }
+    }
+    if (behaviour.kind === 'destroy') {
+      req.socket.destroy()
+      return
+    }
+    if (behaviour.kind === 'answer') {
+      res.writeHead(behaviour.status, { 'content-type': behaviour.contentType ?? 'application/json' })
+      res.end(behaviour.body)
+      return
+    }
+    const forwarded: Record<string, string> = { 'content-type': 'application/json' }
+    if (call.token) forwarded['x-craft-token'] = call.token
+    const answer = await request(cms.url, { method: 'POST', headers: forwarded, body: raw })
+    const body = Buffer.from(await answer.body.arrayBuffer())
+    res.writeHead(answer.statusCode, { 'content-type': 'application/json' })
+    res.end(body)
+  }
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  upstream.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`
+  return upstream
+}

@@ -1,0 +1,142 @@
+import t from 'tap'
+import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
+import { FIXED_ARTICLES, FIXED_JOB_PAGES, FIXED_SERVICE_PAGES } from '../shared/routes.ts'
+import { withProduct } from '../shared/sections.ts'
+import { shippedContent, slugsOf, titleOf } from './helpers/content.ts'
+import { h1Of } from './helpers/html.ts'
+import { startSystem } from './helpers/system.ts'
+
+const store = shippedContent()
+const system = await startSystem()
+t.teardown(() => system.close())
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const response = await request(`${system.url}${path}`, { headers })
+  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
+}
+
+/** Every row of the route table with the title its page must show. */
+const expectations: [path: string, title: string][] = [
+  ['/', titleOf(store, `${P}Home`)],
+  ['/__home__', titleOf(store, `${P}Home`)],
+  ['/about', titleOf(store, `${P}About`)],
+  ['/over-ons', titleOf(store, `${P}About`)],
+  ['/contact', titleOf(store, `${P}Contact`)],
+  ['/content', titleOf(store, `${P}Content`)],
+  ['/disclaimer', titleOf(store, `${P}Disclaimer`)],
+  ['/polisvoorwaarden', titleOf(store, `${P}InsurancePolicyTerms`)],
+  ['/algemene-voorwaarden', titleOf(store, `${P}TermsAndConditions`)],
+  ['/privacy', titleOf(store, `${P}PrivacyAndCookiePolicy`)],
+  ['/insurances', titleOf(store, `${P}Insurances`)],
+  ['/onze-verzekeringen', titleOf(store, `${P}Insurances`)],
+  ['/jobs', titleOf(store, `${P}JobsOverview`)],
+  ['/werken-bij', titleOf(store, `${P}JobsOverview`)],
+  ['/werken-bij/open-sollicitatie', titleOf(store, 'aboutJobsOpenApplication')],
+  ['/topical', titleOf(store, `${P}TopicalOverview`)],
+  ['/actueel', titleOf(store, `${P}TopicalOverview`)],
+  ['/establishments', titleOf(store, `${P}Establishments`)],
+  ['/kantoren', titleOf(store, `${P}Establishments`)],
+  ['/part-of-licent', titleOf(store, `${P}PartOfLicent`)],
+  ['/onderdeel-van-licent', titleOf(store, `${P}PartOfLicent`)],
+  ['/services', titleOf(store, `${P}Services`)],
+  ['/onze-dienstverlening', titleOf(store, `${P}ServicesOverview`)],
+  ...FIXED_JOB_PAGES.map((slug): [string, string] => [`/werken-bij/${slug}`, titleOf(store, 'jobs', slug)]),
+  ...FIXED_ARTICLES.map((template): [string, string] => {
+    const slug = withProduct(template, P)
+    return [`/actueel/${slug}`, titleOf(store, 'topical', slug)]
+  }),
+  ...FIXED_SERVICE_PAGES.map((slug): [string, string] => [`/onze-dienstverlening/${slug}`, titleOf(store, 'services', slug)]),
+  ...slugsOf(store, 'jobs').map((slug): [string, string] => [`/jobs/${slug}`, titleOf(store, 'jobs', slug)]),
+  ...slugsOf(store, 'topical').map((slug): [string, string] => [`/topical/${slug}`, titleOf(store, 'topical', slug)]),
+  ...slugsOf(store, 'services').map((slug): [string, string] => [`/services/${slug}`, titleOf(store, 'services', slug)]),
+]
+
+t.test('every route renders its own Dutch content with status 200', async (t) => {
+  const seenTitles = new Map<string, string>()
+  for (const [path, title] of expectations) {
+    const page = await get(path)
+    t.equal(page.status, 200, `${path} status`)
+    t.match(page.html, /^<!DOCTYPE html><html lang="nl"/, `${path} is a Dutch document`)
+    t.equal(h1Of(page.html), title, `${path} shows its own <h1>`)
+    t.equal((page.html.match(/<h1[\s>]/g) ?? []).length, 1, `${path} has one <h1>`)
+    t.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/)
+    seenTitles.set(path, title)
+  }
+  const singles = expectations.filter(([path]) => !/\/(jobs|topical|services)\//.test(path)).map(([, title]) => title)
+  t.ok(new Set(singles).size >= 16, 'the content pages do not share one title')
+})
+
+t.test('the overviews link every job, article and service', async (t) => {
+  const jobs = await get('/werken-bij')
+  for (const slug of slugsOf(store, 'jobs')) t.match(jobs.html, `href="/jobs/${slug}"`, `jobs overview links ${slug}`)
+  const services = await get('/onze-dienstverlening')
+  for (const slug of FIXED_SERVICE_PAGES) t.match(services.html, `href="/onze-dienstverlening/${slug}"`)
+  const topical = await get('/actueel')
+  t.match(topical.html, 'href="/topical/', 'news overview links articles')
+  const secondPage = await get('/actueel?pagina=2')
+  t.equal(secondPage.status, 200, 'the second page of news exists')
+  t.not(secondPage.html, topical.html, 'and lists other articles')
+})
+
+t.test('layout: navigation from the CMS, menu button, footer with the legal links', async (t) => {
+  const { html } = await get('/over-ons')
+  const site = store.globalSet(['siteSettings'], null)
+  t.ok(site, 'the content has site settings')
+  const navigation = site?.fields.mainNavigation as { label: string; url: string }[]
+  for (const link of navigation) t.match(html, `href="${link.url}"`, `nav links ${link.url}`)
+  t.match(html, /<button[^>]*class="menu-button"[^>]*aria-expanded="false"/, 'a closed menu button')
+  t.match(html, /<footer/, 'a footer')
+  for (const path of ['/disclaimer', '/privacy', '/algemene-voorwaarden']) t.match(html, `href="${path}"`)
+  t.match(html, String(site?.fields.afmNumber), 'the AFM licence number')
+  t.match(html, /loading-bar[^>]*style="height:3px;background-color:#6798df"/, 'the app loading bar')
+})
+
+t.test('unknown path: 404 with the notFound entry', async (t) => {
+  const page = await get('/bestaat-niet?x=1')
+  t.equal(page.status, 404)
+  t.equal(h1Of(page.html), titleOf(store, 'notFound'))
+  t.match(page.html, /class="rich-text"/, 'the entry text follows the heading')
+  t.match(page.html, /loading-bar loading-bar--error[^>]*background-color:#0072e3/, 'error page loading bar colour')
+  t.match(page.html, /<meta name="robots" content="noindex"/)
+  const payload = await request(`${system.url}/bestaat-niet/_payload.json?x=1`)
+  t.equal(payload.statusCode, 404, 'its payload is a JSON 404')
+  const body = (await payload.body.json()) as { error: { message: string; fatal: boolean } }
+  t.same(body.error, { statusCode: 404, message: 'Page not found: /bestaat-niet?x=1', fatal: false })
+})
+
+t.test('unknown and invalid slugs', async (t) => {
+  const unknown = await get('/jobs/deze-vacature-bestaat-niet')
+  t.equal(unknown.status, 404, 'unknown slug is 404')
+  t.equal(h1Of(unknown.html), titleOf(store, 'notFound'))
+  const invalid = await get('/topical/Geen_Slug!')
+  t.equal(invalid.status, 404, 'invalid slug is 404')
+  const payload = await request(`${system.url}/topical/Geen_Slug!/_payload.json`)
+  const body = (await payload.body.json()) as { error: { message: string } }
+  t.equal(body.error.message, 'Page Not Found: /topical/Geen_Slug!')
+  const long = await get(`/services/${'a'.repeat(200)}`)
+  t.equal(long.status, 404, 'an over-long slug is a failed validation')
+  const badPage = await request(`${system.url}/actueel/_payload.json?pagina=abc`)
+  t.equal(badPage.statusCode, 404, 'a page number that is not one is 404')
+})
+
+t.test('a trailing slash redirects to the canonical path, never off-site', async (t) => {
+  const page = await request(`${system.url}/over-ons/`)
+  t.equal(page.statusCode, 301)
+  t.equal(page.headers.location, '/over-ons')
+  await page.body.dump()
+  const sneaky = await request(`${system.url}//evil.example/`)
+  t.equal(sneaky.statusCode, 301)
+  t.equal(sneaky.headers.location, '/evil.example')
+  await sneaky.body.dump()
+})
+
+t.test('one request id from gateway to renderer', async (t) => {
+  const page = await request(`${system.url}/contact`, { headers: { 'x-request-id': 'test-id-123' } })
+  await page.body.text()
+  t.equal(page.headers['x-request-id'], 'test-id-123')
+  t.ok(system.rendererLogs.lines.some((line) => line.requestId === 'test-id-123'), 'the renderer logs with the same id')
+  const bad = await request(`${system.url}/contact`, { headers: { 'x-request-id': 'bad id <script>' } })
+  await bad.body.text()
+  t.not(bad.headers['x-request-id'], 'bad id <script>', 'an invalid incoming id is replaced')
+})

@@ -1,0 +1,59 @@
+import t from 'tap'
+import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { shippedContent, titleOf } from './helpers/content.ts'
+import { h1Of } from './helpers/html.ts'
+import { freePort } from './helpers/ports.ts'
+import { startProcess, waitForHttp } from './helpers/processes.ts'
+import { startSystem } from './helpers/system.ts'
+
+const store = shippedContent()
+
+t.test('the renderer needs nothing but GATEWAY_URL', async (t) => {
+  const rendererPort = await freePort()
+  const gatewayPort = await freePort()
+  const renderer = startProcess('dist/renderer.js', {
+    GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+    RENDERER_PORT: String(rendererPort),
+  })
+  t.teardown(() => renderer.stop())
+  await waitForHttp(`http://127.0.0.1:${rendererPort}/healthz`)
+  const system = await startSystem({ PORT: String(gatewayPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}` })
+  t.teardown(() => system.close())
+  const response = await request(`${system.url}/over-ons`)
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.equal(h1Of(html), titleOf(store, `${DEFAULT_SITE_HANDLE}About`))
+})
+
+t.test('npm start runs both services; SIGTERM stops both cleanly', async (t) => {
+  const port = await freePort()
+  const rendererPort = await freePort()
+  const started = startProcess('scripts/start.mjs', {
+    PORT: String(port),
+    RENDERER_PORT: String(rendererPort),
+    RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
+    GATEWAY_URL: `http://127.0.0.1:${port}`,
+  })
+  t.teardown(() => started.stop('SIGKILL'))
+  await waitForHttp(`http://127.0.0.1:${port}/builds/latest.json`)
+  await waitForHttp(`http://127.0.0.1:${rendererPort}/healthz`)
+  const response = await request(`http://127.0.0.1:${port}/`)
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.equal(h1Of(html), titleOf(store, `${DEFAULT_SITE_HANDLE}Home`))
+  const code = await started.stop('SIGTERM')
+  t.equal(code, 0, 'exits cleanly')
+  await t.rejects(request(`http://127.0.0.1:${rendererPort}/healthz`), 'the renderer is gone too')
+})
+
+t.test('a bad setting stops a service at start with a clear message', async (t) => {
+  const gateway = startProcess('dist/gateway.js', { PORT: 'drieduizend' })
+  const code = await new Promise<number | null>((resolve) => gateway.child.on('exit', resolve))
+  t.equal(code, 2)
+  t.match(gateway.output(), 'PORT="drieduizend" is not a whole number')
+  const renderer = startProcess('dist/renderer.js', { GATEWAY_URL: 'ftp://nope' })
+  const rendererCode = await new Promise<number | null>((resolve) => renderer.child.on('exit', resolve))
+  t.equal(rendererCode, 2)
+  t.match(renderer.output(), 'GATEWAY_URL')
+})

@@ -1,0 +1,64 @@
+import t from 'tap'
+import { request } from 'undici'
+import { startFaultUpstream } from './helpers/fault-upstream.ts'
+import { startSystem } from './helpers/system.ts'
+
+const upstream = await startFaultUpstream()
+const system = await startSystem({ CRAFT_API_URL: upstream.url })
+t.teardown(async () => {
+  await system.close()
+  await upstream.close()
+})
+
+/** Holds the home page's deferred "latest news" query until the test lets it go. */
+function holdLatestNews(): { release: () => void; released: () => boolean } {
+  let release!: () => void
+  let released = false
+  const until = new Promise<void>((resolve) => {
+    release = () => {
+      released = true
+      resolve()
+    }
+  })
+  upstream.behave = (call) => (call.operationName === 'LatestArticles' ? { kind: 'hold', until } : { kind: 'pass' })
+  return { release, released: () => released }
+}
+
+t.test('the shell reaches the visitor before the slow part of the page exists', async (t) => {
+  system.gateway.cache.purge()
+  const hold = holdLatestNews()
+  const response = await request(`${system.url}/`)
+  t.equal(response.statusCode, 200)
+  const iterator = response.body[Symbol.asyncIterator]()
+  let received = ''
+  while (!received.includes('</h1>')) {
+    const { value, done } = await iterator.next()
+    if (done) break
+    received += (value as Buffer).toString('utf8')
+  }
+  t.notOk(hold.released(), 'the slow query is still held upstream')
+  t.match(received, /<h1[^>]*>/, 'the heading has arrived')
+  t.notMatch(received, /data-loaded="true"/, 'the latest news has not')
+  t.ok(upstream.calls.some((call) => call.operationName === 'LatestArticles'), 'the slow query is in flight')
+
+  hold.release()
+  for (;;) {
+    const { value, done } = await iterator.next()
+    if (done) break
+    received += (value as Buffer).toString('utf8')
+  }
+  t.match(received, /data-loaded="true"/, 'the latest news streamed in afterwards')
+  t.match(received, /href="\/topical\/[a-z0-9-]+"/, 'with links to articles')
+  t.match(received, /<\/html>$/, 'and the document completes')
+})
+
+t.test('crawlers get the complete page before the first byte', async (t) => {
+  system.gateway.cache.purge()
+  const hold = holdLatestNews()
+  setTimeout(hold.release, 300)
+  const response = await request(`${system.url}/`, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' } })
+  t.ok(hold.released(), 'no byte before the slow part was done')
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.match(html, /data-loaded="true"/)
+})
