@@ -8,16 +8,20 @@ import { loggingOptions } from '../shared/logging.ts'
 import { createOperations } from '../shared/operations.ts'
 import { createRouteTable } from '../shared/routes.ts'
 import { type BuildInfo, loadBuildInfo } from './build-info.ts'
+import { PageCache } from './cache/page-cache.ts'
 import { QueryCache } from './cache/query-cache.ts'
 import type { GatewayConfig } from './config.ts'
 import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
 import { embeddedCms } from './embedded-cms/plugin.ts'
 import { PayloadBuilder } from './payload/build-payload.ts'
+import { Redirects } from './redirects.ts'
 import { RendererPool } from './renderer-pool.ts'
 import { apiRoutes } from './routes/api.ts'
 import { buildRoutes } from './routes/builds.ts'
+import { healthRoutes } from './routes/health.ts'
 import { pageRoutes } from './routes/pages.ts'
+import { purgeRoutes } from './routes/purge.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,6 +31,8 @@ declare module 'fastify' {
     payloads: PayloadBuilder
     renderers: RendererPool
     build: BuildInfo
+    pageCache: PageCache
+    redirects: Redirects
   }
 }
 
@@ -64,7 +70,10 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   app.decorate('content', content)
   app.decorate('payloads', new PayloadBuilder(routes, content))
   app.decorate('renderers', new RendererPool(config.rendererUrls, config.renderTimeoutMs))
-  app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => []))
+  const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
+  app.decorate('redirects', redirects)
+  app.decorate('pageCache', new PageCache({ maxEntries: config.cache.pageMaxEntries, maxBytes: config.cache.pageMaxBytes, ttlMs: config.cache.pageTtlMs }))
+  app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => redirects.rules()))
   app.addHook('onClose', async () => {
     await Promise.all([client.close(), app.renderers.close()])
   })
@@ -84,7 +93,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   if (!config.craftApiUrl) {
     await app.register(embeddedCms, { contentDir: config.contentDir, siteHandle: config.siteHandle, siteToken: config.craftToken })
   }
+  await app.register(healthRoutes)
   await app.register(apiRoutes)
+  await app.register(purgeRoutes)
   await app.register(buildRoutes)
   await app.register(fastifyStatic, { root: config.publicDir, wildcard: false, index: false, preCompressed: false })
   const clientDir = join(config.distDir, 'client')

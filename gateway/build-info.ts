@@ -19,11 +19,11 @@ export interface BuildInfo {
   id: string
   timestamp: number
   assets: Record<string, string>
-  meta(): { id: string; timestamp: number; matchers: { redirects: RedirectRule[]; prerendered: string[] } }
+  meta(): Promise<{ id: string; timestamp: number; matchers: { redirects: RedirectRule[]; prerendered: string[] } }>
 }
 
 /** The build's identity from dist/build.json (written by the build), or one made for this process. */
-export function loadBuildInfo(distDir: string, configuredId: string | undefined, redirects: () => RedirectRule[]): BuildInfo {
+export function loadBuildInfo(distDir: string, configuredId: string | undefined, redirects: () => Promise<RedirectRule[]>): BuildInfo {
   const file = join(distDir, 'build.json')
   const manifest: BuildManifest = existsSync(file)
     ? (JSON.parse(readFileSync(file, 'utf8')) as BuildManifest)
@@ -33,6 +33,6 @@ export function loadBuildInfo(distDir: string, configuredId: string | undefined,
     id,
     timestamp: manifest.timestamp,
     assets: manifest.assets,
-    meta: () => ({ id, timestamp: manifest.timestamp, matchers: { redirects: redirects(), prerendered: [] } }),
+    meta: async () => ({ id, timestamp: manifest.timestamp, matchers: { redirects: await redirects(), prerendered: [] } }),
   }
 }

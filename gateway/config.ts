@@ -12,6 +12,8 @@ import {
   readUrlList,
 } from '../shared/env.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
+import type { RedirectRule } from './build-info.ts'
+import { parseRedirects } from './redirects.ts'
 
 export interface GatewayConfig {
   host: string
@@ -41,7 +43,12 @@ export interface GatewayConfig {
     staleWhileRevalidateMs: number
     staleIfErrorMs: number
     pageCache: boolean
+    pageMaxEntries: number
+    pageMaxBytes: number
+    pageTtlMs: number
   }
+  /** Redirects from configuration (the CMS adds its own). */
+  redirects: RedirectRule[]
   purgeSecret: string | undefined
   maxBodyBytes: number
   /** Id of this build, from dist/build.json unless set. */
@@ -78,7 +85,11 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       staleWhileRevalidateMs: readInteger(env, 'CACHE_SWR_MS', 600_000, 0, 86_400_000),
       staleIfErrorMs: readInteger(env, 'CACHE_STALE_IF_ERROR_MS', 86_400_000, 0, 30 * 86_400_000),
       pageCache: readBoolean(env, 'PAGE_CACHE', true),
+      pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', 2000, 1, 1_000_000),
+      pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+      pageTtlMs: readInteger(env, 'PAGE_CACHE_TTL_MS', 30_000, 0, 86_400_000),
     },
+    redirects: parseRedirects(readOptionalString(env, 'REDIRECTS')),
     purgeSecret: readOptionalString(env, 'PURGE_SECRET'),
     maxBodyBytes: readInteger(env, 'API_MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     buildId: readOptionalString(env, 'BUILD_ID'),

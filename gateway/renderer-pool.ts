@@ -44,6 +44,22 @@ export class RendererPool {
     throw lastError
   }
 
+  /** Whether at least one renderer answers its health check. */
+  async healthy(): Promise<boolean> {
+    const checks = await Promise.all(
+      this.urls.map(async (base) => {
+        try {
+          const response = await request(new URL('/healthz', base), { dispatcher: this.agent, headersTimeout: 2000, bodyTimeout: 2000 })
+          await response.body.dump()
+          return response.statusCode === 200
+        } catch {
+          return false
+        }
+      }),
+    )
+    return checks.some(Boolean)
+  }
+
   async close(): Promise<void> {
     await this.agent.close()
   }

@@ -1,37 +1,11 @@
-import type { ComponentType } from 'react'
 import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../shared/constants.ts'
 import type { EntryData, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
-import type { ScreenName } from '../shared/routes.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { Layout } from './components/layout.tsx'
 import { FALLBACK_COMPANY_NAME, SiteContext } from './components/site-context.tsx'
-import { ArticleScreen } from './screens/article-screen.tsx'
-import { ContactScreen } from './screens/contact-screen.tsx'
-import { EstablishmentsScreen } from './screens/establishments-screen.tsx'
-import { HomeScreen } from './screens/home-screen.tsx'
-import { InsurancesScreen } from './screens/insurances-screen.tsx'
-import { JobScreen } from './screens/job-screen.tsx'
-import { JobsScreen } from './screens/jobs-screen.tsx'
-import { PageScreen } from './screens/page-screen.tsx'
-import { ServiceScreen } from './screens/service-screen.tsx'
-import { ServicesScreen } from './screens/services-screen.tsx'
-import { TopicalScreen } from './screens/topical-screen.tsx'
-import type { DeferredData, ScreenProps } from './screens/types.ts'
-
-const SCREENS: Record<ScreenName, ComponentType<ScreenProps>> = {
-  home: HomeScreen,
-  page: PageScreen,
-  contact: ContactScreen,
-  insurances: InsurancesScreen,
-  jobs: JobsScreen,
-  job: JobScreen,
-  topical: TopicalScreen,
-  article: ArticleScreen,
-  establishments: EstablishmentsScreen,
-  services: ServicesScreen,
-  service: ServiceScreen,
-}
+import type { ScreenRegistry } from './screens/registry.ts'
+import type { DeferredData } from './screens/types.ts'
 
 export interface PageMeta {
   title: string
@@ -60,10 +34,16 @@ export function pageMeta(payload: PagePayload): PageMeta {
 }
 
 /** The page inside its layout: the screen of the payload, or the error page. */
-export function AppRoot({ payload, deferred }: { payload: PagePayload; deferred: DeferredData | null }) {
+export interface AppRootProps {
+  payload: PagePayload
+  deferred: DeferredData | null
+  screens: ScreenRegistry
+}
+
+export function AppRoot({ payload, deferred, screens }: AppRootProps) {
   const site = (payload.data.site as SiteSettingsData | undefined)?.globalSet ?? null
   const isError = payload.screen === 'error'
-  const Screen = isError ? undefined : SCREENS[payload.screen as ScreenName]
+  const Screen = payload.screen === 'error' ? undefined : screens[payload.screen]
   return (
     <SiteContext.Provider value={site}>
       <Layout currentPath={payload.path} error={isError}>

@@ -14,18 +14,26 @@ export interface RendererOptions {
   logStream?: NodeJS.WritableStream
 }
 
-function stylesheetOf(distDir: string): string {
+interface BuiltAssets {
+  id: string
+  stylesheet: string
+  clientEntry: string | undefined
+}
+
+/** The build this renderer belongs to (dist/build.json); unbuilt, plain styles and no browser bundle. */
+function builtAssets(distDir: string): BuiltAssets {
   const file = join(distDir, 'build.json')
-  if (!existsSync(file)) return DEFAULT_STYLESHEET
-  const assets = (JSON.parse(readFileSync(file, 'utf8')) as { assets?: Record<string, string> }).assets
-  return assets?.stylesheet ?? DEFAULT_STYLESHEET
+  if (!existsSync(file)) return { id: 'development', stylesheet: DEFAULT_STYLESHEET, clientEntry: undefined }
+  const build = JSON.parse(readFileSync(file, 'utf8')) as { id: string; assets?: Record<string, string> }
+  return { id: build.id, stylesheet: build.assets?.stylesheet ?? DEFAULT_STYLESHEET, clientEntry: build.assets?.client }
 }
 
 /** The renderer: GET any path, answer with the streamed HTML of that page. */
 export async function buildRenderer(config: RendererConfig, options: RendererOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({ ...loggingOptions(config.logLevel, options.logStream), return503OnClosing: true })
   const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
-  const stylesheet = stylesheetOf(config.distDir)
+  const assets = builtAssets(config.distDir)
+  const client = { buildId: assets.id, buildPollIntervalMs: config.buildPollIntervalMs }
   app.addHook('onClose', () => gateway.close())
 
   app.get('/healthz', async () => ({ status: 'ok' }))
@@ -76,7 +84,9 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       deferred,
       cacheStatus: fetched.cacheStatus,
       waitForAll: BOT_USER_AGENT_PATTERN.test(userAgent),
-      stylesheet,
+      stylesheet: assets.stylesheet,
+      clientEntry: assets.clientEntry,
+      client,
       timeoutMs: config.renderTimeoutMs,
       log: request.log,
     })

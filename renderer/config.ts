@@ -10,6 +10,8 @@ export interface RendererConfig {
   renderTimeoutMs: number
   payloadTimeoutMs: number
   distDir: string
+  /** How often the browser checks builds/latest.json for a new deployment. */
+  buildPollIntervalMs: number
 }
 
 export function loadRendererConfig(env: Env = process.env): RendererConfig {
@@ -20,6 +22,7 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     logLevel: readLogLevel(env),
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
     payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
+    buildPollIntervalMs: readInteger(env, 'BUILD_POLL_INTERVAL_MS', 60_000, 1000, 86_400_000),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
   }
 }

@@ -2,7 +2,11 @@ import type { PagePayload } from '../shared/payload.ts'
 import { AppRoot, pageMeta } from './app-root.tsx'
 import type { DeferredData } from './screens/types.ts'
 
-export const PAYLOAD_SCRIPT_ID = '__PAYLOAD__'
+import { ALL_SCREENS } from './screens/all-screens.ts'
+
+import { CONFIG_SCRIPT_ID, type ClientConfig, PAYLOAD_SCRIPT_ID, ROOT_ID } from './document-ids.ts'
+
+export type { ClientConfig }
 
 /** JSON that is safe inside a script element. */
 export function scriptJson(value: unknown): string {
@@ -13,10 +17,11 @@ export interface DocumentProps {
   payload: PagePayload
   deferred: DeferredData | null
   stylesheet: string
+  client: ClientConfig
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet }: DocumentProps) {
+export function Document({ payload, deferred, stylesheet, client }: DocumentProps) {
   const meta = pageMeta(payload)
   return (
     <html lang="nl">
@@ -33,8 +38,11 @@ export function Document({ payload, deferred, stylesheet }: DocumentProps) {
         </noscript>
       </head>
       <body>
-        <AppRoot payload={payload} deferred={deferred} />
+        <div id={ROOT_ID}>
+          <AppRoot payload={payload} deferred={deferred} screens={ALL_SCREENS} />
+        </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(payload) }} />
+        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(client) }} />
       </body>
     </html>
   )

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { renderToPipeableStream } from 'react-dom/server'
 import { CACHE_STATUS_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
-import { Document } from './document.tsx'
+import { type ClientConfig, Document } from './document.tsx'
 import type { DeferredData } from './screens/types.ts'
 
 export interface RenderOptions {
@@ -13,6 +13,9 @@ export interface RenderOptions {
   /** Crawlers get the complete HTML before the first byte. */
   waitForAll: boolean
   stylesheet: string
+  /** Entry module of the browser bundle; absent when the bundle is not built. */
+  clientEntry: string | undefined
+  client: ClientConfig
   timeoutMs: number
   log: FastifyBaseLogger
 }
@@ -49,8 +52,9 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
       stream.pipe(body)
     }
     const stream = renderToPipeableStream(
-      <Document payload={payload} deferred={options.deferred} stylesheet={options.stylesheet} />,
+      <Document payload={payload} deferred={options.deferred} stylesheet={options.stylesheet} client={options.client} />,
       {
+        ...(options.clientEntry ? { bootstrapModules: [options.clientEntry] } : {}),
         onShellReady() {
           if (!options.waitForAll) start()
         },

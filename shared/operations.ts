@@ -20,6 +20,7 @@ export type OperationName =
   | 'LatestArticles'
   | 'EstablishmentList'
   | 'NotFound'
+  | 'Redirects'
 
 export type Operations = Readonly<Record<OperationName, string>>
 
@@ -137,6 +138,11 @@ ${IMAGE}`,
   }
 }
 ${ENTRY_BASE}`,
+    Redirects: `query Redirects($site: [String]) {
+  entries(section: "${CHANNELS.redirects.section}", site: $site, orderBy: "id ASC") {
+    id ... on ${channelType('redirects')} { redirectSrcUrl redirectDestUrl redirectHttpCode }
+  }
+}`,
     NotFound: `query NotFound($site: [String]) {
   entry(section: "${CHANNELS.notFound.section}", site: $site) {
     title ... on ${channelType('notFound')} { text }

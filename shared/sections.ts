@@ -32,6 +32,7 @@ export const CHANNELS = {
   topical: { section: 'topical', type: 'article' },
   establishments: { section: 'establishments', type: 'establishment' },
   notFound: { section: NOT_FOUND_SECTION, type: NOT_FOUND_SECTION },
+  redirects: { section: 'redirects', type: 'redirect' },
 } as const
 
 /** Replaces every `{product}` in a handle, slug or path with the site handle. */

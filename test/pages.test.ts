@@ -89,7 +89,7 @@ t.test('layout: navigation from the CMS, menu button, footer with the legal link
   t.match(html, /<footer/, 'a footer')
   for (const path of ['/disclaimer', '/privacy', '/algemene-voorwaarden']) t.match(html, `href="${path}"`)
   t.match(html, String(site?.fields.afmNumber), 'the AFM licence number')
-  t.match(html, /loading-bar[^>]*style="height:3px;background-color:#6798df"/, 'the app loading bar')
+  t.match(html, /loading-bar"[^>]*style="height:3px;background-color:#6798df/, 'the app loading bar')
 })
 
 t.test('unknown path: 404 with the notFound entry', async (t) => {

@@ -81,6 +81,16 @@ export class ContentService {
     return operation
   }
 
+  /** Whether the CMS answers Craft's `ping` query. */
+  async ping(requestId?: string): Promise<boolean> {
+    try {
+      const answer = await this.client.query({ query: '{ ping }', requestId })
+      return answer.status === 200 && answer.body.data?.ping === 'pong'
+    } catch {
+      return false
+    }
+  }
+
   runNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
     const operation = this.byName.get(name)
     if (!operation) throw new OperationNotAllowedError(name)

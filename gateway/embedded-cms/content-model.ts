@@ -99,6 +99,7 @@ export function createContentModel(product: string): {
         num('longitude'),
       ]),
       channel('notFound', [rich('text')]),
+      channel('redirects', [plain('redirectSrcUrl'), plain('redirectDestUrl'), num('redirectHttpCode')]),
     ],
     globalSet: {
       handle: SITE_SETTINGS_HANDLE,

@@ -7,7 +7,7 @@ import { markPrivate, resolveToken, setTokenCookie } from '../tokens.ts'
 
 const MAX_PATH_LENGTH = 1024
 /** Headers of the renderer's answer that reach the visitor. */
-const PASSED_HEADERS = ['content-type', 'cache-control', 'x-robots-tag', 'content-language', CACHE_STATUS_HEADER, 'link', 'vary']
+const PASSED_HEADERS = ['content-type', 'cache-control', 'x-robots-tag', 'content-language', 'link', 'vary']
 
 interface SplitUrl {
   rawPath: string
@@ -81,12 +81,23 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   }
 
   async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
+    const redirect = await app.redirects.match(url.path)
+    if (redirect) return reply.redirect(redirect.to, redirect.statusCode)
+
     const context = resolveToken(request, app.config.craftToken)
+    const cacheKey = `${url.rawPath}${url.search}`
+    const useCache = app.config.cache.pageCache && !context.preview
+    if (useCache) {
+      const cached = app.pageCache.get(cacheKey)
+      if (cached) return reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').send(cached.body)
+    }
+
     const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
     const userAgent = request.headers['user-agent']
     if (userAgent) headers['user-agent'] = userAgent
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
 
+    const ticket = app.pageCache.ticket()
     let rendered
     try {
       rendered = await app.renderers.render(`${url.rawPath}${url.search}`, headers)
@@ -94,15 +105,23 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       request.log.error({ err: error }, 'no renderer could render the page')
       return sendFallback(reply, 503)
     }
-    reply.code(rendered.statusCode)
+    const passed: Record<string, string> = {}
     for (const name of PASSED_HEADERS) {
       const value = rendered.headers[name]
-      if (value !== undefined) reply.header(name, value)
+      if (typeof value === 'string') passed[name] = value
     }
+    reply.code(rendered.statusCode).headers(passed)
     if (context.preview) {
       markPrivate(reply)
       reply.header(CACHE_STATUS_HEADER, 'BYPASS')
       if (context.fromQuery && context.token) setTokenCookie(reply, context.token)
+    } else {
+      reply.header(CACHE_STATUS_HEADER, 'MISS')
+      if (useCache && rendered.statusCode === 200) {
+        const chunks: Buffer[] = []
+        rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
+        rendered.body.on('end', () => app.pageCache.store(ticket, cacheKey, 200, passed, Buffer.concat(chunks)))
+      }
     }
     return reply.send(rendered.body)
   }

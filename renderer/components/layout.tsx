@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from 'react'
+import { type ReactNode, useEffect, useState } from 'react'
 import { MENU_OPEN_CLASS } from '../../shared/constants.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
 import { LoadingBar } from './loading-bar.tsx'
@@ -106,6 +106,7 @@ function Footer({ site }: { site: SiteSettings | null }) {
 export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
   const site = useSite()
   const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => setMenuOpen(false), [currentPath])
   const classes = ['app', menuOpen ? MENU_OPEN_CLASS : '', error ? 'app--error' : ''].filter(Boolean).join(' ')
   return (
     <div id="app" className={classes}>

@@ -2,9 +2,9 @@ import { Suspense, use } from 'react'
 import type { ArticleSummary, EntriesData, EntryData, HomePage } from '../../shared/content-types.ts'
 import { formatDate, pathOfUri } from '../components/format.ts'
 import { RichText } from '../components/rich-text.tsx'
+import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
 import { type DeferredData, type ScreenProps, dataOf } from './types.ts'
 
-export const DEFERRED_SCRIPT_ID = '__DEFERRED__'
 
 function ArticleCards({ articles }: { articles: ArticleSummary[] }) {
   return (

@@ -1,0 +1,85 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { UpstreamAnswer } from './craft/client.ts'
+import type { ContentService } from './craft/content-service.ts'
+import type { RedirectRule } from './build-info.ts'
+import { ConfigError } from '../shared/env.ts'
+
+const STATUS_CODES = new Set([301, 302])
+const SITE_PATH = /^\/(?!\/)[^\s?#]*$/
+
+/** A redirect target: a site path, or an absolute http(s) address. */
+function validTarget(target: string): boolean {
+  if (SITE_PATH.test(target)) return true
+  try {
+    const url = new URL(target)
+    return url.protocol === 'https:' || url.protocol === 'http:'
+  } catch {
+    return false
+  }
+}
+
+function toRule(from: unknown, to: unknown, statusCode: unknown): RedirectRule | undefined {
+  if (typeof from !== 'string' || typeof to !== 'string' || !SITE_PATH.test(from) || !validTarget(to)) return undefined
+  const code = Number(statusCode ?? 301)
+  return { from, to, statusCode: (STATUS_CODES.has(code) ? code : 301) as 301 | 302 }
+}
+
+/** Redirect rules from the REDIRECTS setting (a JSON list of {from, to, statusCode}). */
+export function parseRedirects(json: string | undefined): RedirectRule[] {
+  if (json === undefined) return []
+  let list: unknown
+  try {
+    list = JSON.parse(json)
+  } catch {
+    throw new ConfigError('REDIRECTS is not valid JSON')
+  }
+  if (!Array.isArray(list)) throw new ConfigError('REDIRECTS must be a JSON list')
+  return list.map((item: { from?: unknown; to?: unknown; statusCode?: unknown }, index) => {
+    const rule = toRule(item?.from, item?.to, item?.statusCode)
+    if (!rule) throw new ConfigError(`REDIRECTS[${index}] needs "from" (a path) and "to" (a path or http(s) URL)`)
+    return rule
+  })
+}
+
+interface RedirectEntry {
+  redirectSrcUrl?: unknown
+  redirectDestUrl?: unknown
+  redirectHttpCode?: unknown
+}
+
+/**
+ * The redirect rules of configuration and of the CMS (Retour-style entries
+ * of the `redirects` section, fetched through the cache). Targets come only
+ * from there, never from the request, so nothing redirects where a visitor
+ * says.
+ */
+export class Redirects {
+  private lastAnswer: UpstreamAnswer | undefined
+  private fromCms: RedirectRule[] = []
+
+  constructor(
+    private readonly configured: readonly RedirectRule[],
+    private readonly content: ContentService,
+    private readonly site: string,
+    private readonly siteToken: string | undefined,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async rules(): Promise<RedirectRule[]> {
+    try {
+      const { answer } = await this.content.runNamed('Redirects', { site: this.site }, { token: this.siteToken, preview: false })
+      if (answer !== this.lastAnswer) {
+        this.lastAnswer = answer
+        const entries = (answer.body.data?.entries ?? []) as RedirectEntry[]
+        this.fromCms = entries.flatMap((entry) => toRule(entry.redirectSrcUrl, entry.redirectDestUrl, entry.redirectHttpCode) ?? [])
+      }
+    } catch (error) {
+      this.log.warn({ err: error }, 'redirects from the CMS unavailable; using the configured ones')
+    }
+    return [...this.configured, ...this.fromCms]
+  }
+
+  async match(path: string): Promise<RedirectRule | undefined> {
+    return (await this.rules()).find((rule) => rule.from === path)
+  }
+}

@@ -1,0 +1,200 @@
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { useLocation, useNavigate } from 'react-router-dom'
+import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
+import type { PagePayload } from '../../shared/payload.ts'
+import { AppRoot, pageMeta } from '../app-root.tsx'
+import { ROOT_ID } from '../document-ids.ts'
+import { IDLE_LOADING, LoadingContext, type LoadingState } from '../components/loading-state.tsx'
+import type { ScreenRegistry } from '../screens/registry.ts'
+import type { DeferredData } from '../screens/types.ts'
+import type { BuildWatcher } from './build-watcher.ts'
+import { LoadingIndicator } from './loading-indicator.ts'
+import type { PayloadLoader } from './payload-loader.ts'
+import { guardedFullLoad } from './reload-guard.ts'
+import { type ScreenLoader, loadScreen } from './screen-chunks.ts'
+
+export interface ClientAppProps {
+  initial: PagePayload
+  deferred: DeferredData | null
+  screens: ScreenRegistry
+  loader: PayloadLoader
+  builds: BuildWatcher
+  screenLoader: ScreenLoader
+}
+
+interface View {
+  payload: PagePayload
+  deferred: DeferredData | null
+  /** The location this view belongs to. */
+  key: string
+  hash: string
+}
+
+const isBot = (): boolean => BOT_USER_AGENT_PATTERN.test(navigator.userAgent)
+
+function scrollBehaviour(): ScrollBehavior {
+  return window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'instant' : DEFAULT_SCROLL_BEHAVIOUR
+}
+
+/** The link a click, hover or focus is about, when it leads to a page of this site. */
+function internalLink(event: Event): { anchor: HTMLAnchorElement; url: URL } | undefined {
+  const target = event.target
+  if (!(target instanceof Element)) return undefined
+  const anchor = target.closest('a')
+  if (!anchor || !anchor.href || anchor.hasAttribute('download')) return undefined
+  if (anchor.target && anchor.target !== '_self') return undefined
+  const url = new URL(anchor.href, window.location.href)
+  if (url.origin !== window.location.origin) return undefined
+  // An anchor on this same page (the skip link, say) is the browser's business.
+  if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) return undefined
+  if (/\.[a-z0-9]{2,5}$/i.test(url.pathname) || url.pathname.startsWith('/api')) return undefined
+  return { anchor, url }
+}
+
+/** A payload for a navigation that could not load its data (non-fatal, in the layout). */
+function failurePayload(path: string, fullPath: string, previous: PagePayload, message: string): PagePayload {
+  return {
+    path,
+    fullPath,
+    routeId: null,
+    screen: 'error',
+    status: 500,
+    data: previous.data.site ? { site: previous.data.site } : {},
+    pending: [],
+    page: 1,
+    preview: previous.preview,
+    error: { statusCode: 500, message, fatal: false },
+  }
+}
+
+/**
+ * The site in the browser: react-router's location drives which payload is
+ * shown; links navigate on the client, payloads load from the gateway and
+ * are prefetched on hover, focus and touch.
+ */
+export function ClientApp({ initial, deferred, screens, loader, builds, screenLoader }: ClientAppProps) {
+  const location = useLocation()
+  const navigate = useNavigate()
+  const locationKey = `${location.pathname}${location.search}`
+  const [view, setView] = useState<View>({ payload: initial, deferred, key: locationKey, hash: location.hash })
+  const [loading, setLoading] = useState<LoadingState>(IDLE_LOADING)
+  const indicator = useMemo(() => new LoadingIndicator(setLoading), [])
+  const navigated = useRef(false)
+
+  useEffect(() => {
+    document.getElementById(ROOT_ID)?.setAttribute('data-hydrated', 'true')
+  }, [])
+
+  // A location the view does not show yet: load its payload and its screen's code, then show it.
+  useEffect(() => {
+    if (locationKey === view.key) {
+      if (location.hash !== view.hash) setView((current) => ({ ...current, hash: location.hash }))
+      return
+    }
+    let cancelled = false
+    const { pathname, search, hash } = location
+    indicator.start()
+    loader
+      .load(pathname, search)
+      .then(async (payload) => {
+        if (payload.screen !== 'error') await loadScreen(screenLoader, screens, payload.screen)
+        return payload
+      })
+      .then(
+        (payload) => {
+          if (cancelled) return
+          indicator.finish()
+          navigated.current = true
+          setView({ payload, deferred: null, key: locationKey, hash })
+        },
+        (error: unknown) => {
+          if (cancelled) return
+          indicator.finish({ error: true })
+          console.error('[navigation] failed', error)
+          if ((error as { chunk?: boolean }).chunk) {
+            guardedFullLoad(`${pathname}${search}${hash}`, pathname)
+            return
+          }
+          if (isBot()) return
+          navigated.current = true
+          setView({
+            payload: failurePayload(pathname, `${pathname}${search}`, view.payload, 'De pagina kon niet worden geladen.'),
+            deferred: null,
+            key: locationKey,
+            hash,
+          })
+        },
+      )
+    return () => {
+      cancelled = true
+    }
+  }, [locationKey, location.hash])
+
+  // After a client navigation: title, scroll position and focus for screen readers.
+  useLayoutEffect(() => {
+    document.title = pageMeta(view.payload).title
+    if (!navigated.current) return
+    const behavior = scrollBehaviour()
+    const anchor = view.hash ? document.getElementById(decodeURIComponent(view.hash.slice(1))) : null
+    if (anchor) anchor.scrollIntoView({ behavior, block: 'start' })
+    else window.scrollTo({ top: 0, left: 0, behavior })
+    const heading = document.querySelector('main h1')
+    if (heading instanceof HTMLElement) {
+      heading.tabIndex = -1
+      heading.focus({ preventScroll: true })
+    }
+  }, [view])
+
+  const onClick = useCallback(
+    (event: MouseEvent) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      const link = internalLink(event)
+      if (!link) return
+      const { url } = link
+      const href = `${url.pathname}${url.search}${url.hash}`
+      const rule = builds.redirectFor(url.pathname)
+      if (rule && /^https?:\/\//.test(rule.to)) {
+        event.preventDefault()
+        window.location.assign(rule.to)
+        return
+      }
+      if (builds.outdated() && guardedFullLoad(href, url.pathname)) {
+        event.preventDefault()
+        return
+      }
+      event.preventDefault()
+      navigate(rule ? rule.to : href)
+    },
+    [builds, navigate],
+  )
+
+  const onIntent = useCallback(
+    (event: Event) => {
+      const link = internalLink(event)
+      if (!link) return
+      const { url } = link
+      if (url.pathname === window.location.pathname && url.search === window.location.search) return
+      loader.prefetch(url.pathname, url.search)
+    },
+    [loader],
+  )
+
+  useEffect(() => {
+    document.addEventListener('click', onClick)
+    document.addEventListener('mouseover', onIntent, { passive: true })
+    document.addEventListener('focusin', onIntent, { passive: true })
+    document.addEventListener('touchstart', onIntent, { passive: true })
+    return () => {
+      document.removeEventListener('click', onClick)
+      document.removeEventListener('mouseover', onIntent)
+      document.removeEventListener('focusin', onIntent)
+      document.removeEventListener('touchstart', onIntent)
+    }
+  }, [onClick, onIntent])
+
+  return (
+    <LoadingContext.Provider value={loading}>
+      <AppRoot payload={view.payload} deferred={view.deferred} screens={screens} />
+    </LoadingContext.Provider>
+  )
+}

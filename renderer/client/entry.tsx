@@ -1,0 +1,62 @@
+import { StrictMode, startTransition } from 'react'
+import { hydrateRoot } from 'react-dom/client'
+import { BrowserRouter } from 'react-router-dom'
+import type { PagePayload } from '../../shared/payload.ts'
+import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID } from '../document-ids.ts'
+import type { ScreenRegistry } from '../screens/registry.ts'
+import type { DeferredData } from '../screens/types.ts'
+import { watchBuilds } from './build-watcher.ts'
+import { ClientApp } from './client-app.tsx'
+import { PayloadLoader } from './payload-loader.ts'
+import { setUpToken } from './preview-token.ts'
+import { guardedFullLoad } from './reload-guard.ts'
+import { SCREEN_CHUNKS, loadScreen } from './screen-chunks.ts'
+
+function readJson<T>(id: string): T | undefined {
+  const text = document.getElementById(id)?.textContent
+  return text ? (JSON.parse(text) as T) : undefined
+}
+
+/** The streamed-in data of the page's Suspense boundary, as a promise React can read without waiting. */
+function deferredFromDocument(payload: PagePayload): DeferredData | null {
+  if (payload.pending.length === 0) return null
+  const data = readJson<Record<string, unknown> | null>(DEFERRED_SCRIPT_ID) ?? null
+  return Object.assign(Promise.resolve(data), { status: 'fulfilled', value: data })
+}
+
+async function start(): Promise<void> {
+  const payload = readJson<PagePayload>(PAYLOAD_SCRIPT_ID)
+  const config = readJson<ClientConfig>(CONFIG_SCRIPT_ID)
+  const container = document.getElementById(ROOT_ID)
+  if (!payload || !config || !container) return
+  const screens: ScreenRegistry = {}
+  try {
+    if (payload.screen !== 'error') await loadScreen(SCREEN_CHUNKS, screens, payload.screen)
+  } catch (error) {
+    console.error(error)
+    guardedFullLoad(window.location.href, window.location.pathname)
+    return
+  }
+  const token = setUpToken(window.location.search)
+  const loader = new PayloadLoader(token)
+  const builds = watchBuilds(config.buildId, config.buildPollIntervalMs)
+  startTransition(() => {
+    hydrateRoot(
+      container,
+      <StrictMode>
+        <BrowserRouter>
+          <ClientApp
+            initial={payload}
+            deferred={deferredFromDocument(payload)}
+            screens={screens}
+            loader={loader}
+            builds={builds}
+            screenLoader={SCREEN_CHUNKS}
+          />
+        </BrowserRouter>
+      </StrictMode>,
+    )
+  })
+}
+
+void start()

@@ -1,0 +1,73 @@
+import { LOADING_BAR } from '../../shared/constants.ts'
+import { IDLE_LOADING, type LoadingState } from '../components/loading-state.tsx'
+
+/** Estimated progress after `elapsed` ms of a navigation expected to take `duration` ms: approaches 100, never reaches it. */
+export function estimatedProgress(duration: number, elapsed: number): number {
+  const completion = (elapsed / duration) * 100
+  return (2 / Math.PI) * 100 * Math.atan(completion / 50)
+}
+
+/**
+ * The loading bar's state machine: shown only after the throttle, progress
+ * toward 100 over the estimated duration, 100 on finish, hidden after the
+ * hide delay and reset after the reset delay; red on error.
+ */
+export class LoadingIndicator {
+  private state: LoadingState = IDLE_LOADING
+  private throttleTimer: ReturnType<typeof setTimeout> | undefined
+  private hideTimer: ReturnType<typeof setTimeout> | undefined
+  private resetTimer: ReturnType<typeof setTimeout> | undefined
+  private frame: number | undefined
+  private done = true
+
+  constructor(private readonly onChange: (state: LoadingState) => void) {}
+
+  start(): void {
+    this.clearAll()
+    this.done = false
+    this.set({ visible: false, progress: 0, failed: false })
+    this.throttleTimer = setTimeout(() => {
+      this.set({ ...this.state, visible: true })
+      this.animate()
+    }, LOADING_BAR.throttleMs)
+  }
+
+  finish({ error = false }: { error?: boolean } = {}): void {
+    const wasShown = this.state.visible
+    this.done = true
+    this.clearAll()
+    if (!wasShown && !error) {
+      this.set(IDLE_LOADING)
+      return
+    }
+    this.set({ visible: true, progress: 100, failed: error })
+    this.hideTimer = setTimeout(() => {
+      this.set({ ...this.state, visible: false })
+      this.resetTimer = setTimeout(() => this.set({ ...IDLE_LOADING, failed: this.state.failed }), LOADING_BAR.resetDelayMs)
+    }, LOADING_BAR.hideDelayMs)
+  }
+
+  private animate(): void {
+    let startedAt: number | undefined
+    const step = (timestamp: number): void => {
+      if (this.done) return
+      startedAt ??= timestamp
+      const progress = Math.max(0, Math.min(100, estimatedProgress(LOADING_BAR.durationMs, timestamp - startedAt)))
+      this.set({ ...this.state, progress })
+      this.frame = requestAnimationFrame(step)
+    }
+    this.frame = requestAnimationFrame(step)
+  }
+
+  private set(state: LoadingState): void {
+    this.state = state
+    this.onChange(state)
+  }
+
+  private clearAll(): void {
+    clearTimeout(this.throttleTimer)
+    clearTimeout(this.hideTimer)
+    clearTimeout(this.resetTimer)
+    if (this.frame !== undefined) cancelAnimationFrame(this.frame)
+  }
+}

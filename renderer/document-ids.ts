@@ -1,0 +1,11 @@
+/** Ids of the elements the server writes and the browser bundle reads. */
+export const PAYLOAD_SCRIPT_ID = '__PAYLOAD__'
+export const CONFIG_SCRIPT_ID = '__CONFIG__'
+export const DEFERRED_SCRIPT_ID = '__DEFERRED__'
+export const ROOT_ID = 'root'
+
+/** What the browser bundle needs to know about the build it belongs to. */
+export interface ClientConfig {
+  buildId: string
+  buildPollIntervalMs: number
+}

@@ -1,0 +1,14 @@
+// Installs what the tests need from Debian's packages when it is missing:
+// chromium for the browser tests. Runs once before the test runner.
+import { execSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+
+const needed = [{ binary: '/usr/bin/chromium', pkg: 'chromium' }].filter(({ binary }) => !existsSync(binary))
+if (needed.length > 0) {
+  const names = needed.map(({ pkg }) => pkg).join(' ')
+  console.log(`installing ${names} from Debian's packages for the tests`)
+  const sudo = process.getuid?.() === 0 ? '' : 'sudo '
+  execSync(`${sudo}apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo}apt-get install -y -qq --no-install-recommends ${names}`, {
+    stdio: 'inherit',
+  })
+}

@@ -1,0 +1,142 @@
+import t from 'tap'
+import { DEFAULT_SITE_HANDLE as P } from '../../shared/constants.ts'
+import { type WatchedPage, addLink, hydrated, openPage } from '../helpers/browser.ts'
+import { shippedContent, titleOf } from '../helpers/content.ts'
+import { systemWithBrowser } from '../helpers/browser-system.ts'
+
+const store = shippedContent()
+const { system, browser } = await systemWithBrowser(t)
+
+const open = async (path: string, options = {}): Promise<WatchedPage> => {
+  const watched = await openPage(browser, options)
+  await watched.page.goto(`${system.url}${path}`)
+  await hydrated(watched.page)
+  await watched.page.evaluate(() => {
+    ;(window as unknown as { sameDocument: boolean }).sameDocument = true
+  })
+  return watched
+}
+const sameDocument = (watched: WatchedPage) =>
+  watched.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true)
+
+t.test('hydrates every kind of page without a warning', async (t) => {
+  for (const path of ['/', '/over-ons', '/werken-bij', '/actueel', '/kantoren', '/onze-dienstverlening/schade-melden', '/contact', '/bestaat-niet']) {
+    const watched = await open(path)
+    t.same(watched.problems.filter((p) => !p.includes('404')), [], `${path}: no console errors or warnings`)
+    await watched.page.context().close()
+  }
+})
+
+t.test('client navigation loads the payload, keeps the document, moves focus and title', async (t) => {
+  const watched = await open('/')
+  const { page } = watched
+  const aboutTitle = titleOf(store, `${P}About`)
+  await page.click('nav a[href="/over-ons"]')
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, aboutTitle)
+  t.equal(new URL(page.url()).pathname, '/over-ons')
+  t.ok(await sameDocument(watched), 'no full page load')
+  t.ok(watched.requests.some((url) => url.endsWith('/over-ons/_payload.json')), 'the payload came from _payload.json')
+  t.match(await page.title(), aboutTitle, 'the title changed')
+  t.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus moved to the heading')
+  await page.goBack()
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, `${P}Home`))
+  t.ok(await sameDocument(watched), 'back is a client navigation too')
+  t.same(watched.problems, [])
+  await page.context().close()
+})
+
+t.test('hovering or focusing a link prefetches its payload', async (t) => {
+  const watched = await open('/')
+  await watched.page.hover('nav a[href="/kantoren"]')
+  await watched.page.waitForRequest((request) => request.url().endsWith('/kantoren/_payload.json'))
+  await watched.page.focus('nav a[href="/contact"]')
+  await watched.page.waitForRequest((request) => request.url().endsWith('/contact/_payload.json'))
+  const before = watched.requests.filter((url) => url.endsWith('/kantoren/_payload.json')).length
+  await watched.page.click('nav a[href="/kantoren"]')
+  await watched.page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, `${P}Establishments`))
+  t.equal(watched.requests.filter((url) => url.endsWith('/kantoren/_payload.json')).length, before, 'the navigation used the prefetch')
+  await watched.page.context().close()
+})
+
+t.test('at most five prefetches run at once', async (t) => {
+  const watched = await open('/')
+  const { page } = watched
+  let active = 0
+  let most = 0
+  const release: (() => void)[] = []
+  await page.route('**/_payload.json', async (route) => {
+    active++
+    most = Math.max(most, active)
+    await new Promise<void>((resolve) => release.push(resolve))
+    active--
+    await route.continue()
+  })
+  const links = await page.$$eval('a[href^="/"]', (anchors) => [...new Set(anchors.map((a) => a.getAttribute('href')))].filter((h) => h && h !== '/'))
+  t.ok(links.length >= 8, `enough links (${links.length})`)
+  for (const href of links) await page.dispatchEvent(`a[href="${href}"] >> nth=0`, 'mouseover')
+  await page.waitForTimeout(300)
+  t.equal(most, 5, 'five under way, the rest waiting')
+  while (release.length > 0 || active > 0) {
+    release.splice(0).forEach((go) => go())
+    await page.waitForTimeout(50)
+  }
+  t.equal(most, 5, 'never more than five')
+  await page.context().close()
+})
+
+t.test('scroll to top or to the anchor; reduced motion scrolls instantly', async (t) => {
+  const watched = await open('/onze-verzekeringen', { viewport: { width: 1000, height: 500 }, reducedMotion: 'reduce' })
+  const { page } = watched
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight))
+  await page.click('footer a[href="/disclaimer"]')
+  await page.waitForFunction(() => location.pathname === '/disclaimer')
+  await page.waitForFunction(() => window.scrollY === 0)
+  t.equal(await page.evaluate(() => window.scrollY), 0, 'at the top')
+  const slug = store.findEntries({ section: ['insurances'] }, undefined).at(-1)?.slug
+  await page.click(await addLink(page, `/onze-verzekeringen#${slug}`, 'to-anchor'))
+  await page.waitForFunction((id) => {
+    const el = document.getElementById(id)
+    return el !== null && Math.abs(el.getBoundingClientRect().top) < 5
+  }, slug ?? '')
+  t.pass('the anchor is at the top of the viewport')
+  await page.context().close()
+})
+
+t.test('the menu: aria-expanded, the app root class, closed by navigation', async (t) => {
+  const watched = await open('/', { viewport: { width: 390, height: 800 } })
+  const { page } = watched
+  const button = page.locator('button.menu-button')
+  t.equal(await button.getAttribute('aria-expanded'), 'false')
+  t.notOk(await page.isVisible('#hoofdmenu'), 'the menu starts closed on a small screen')
+  await button.click()
+  t.equal(await button.getAttribute('aria-expanded'), 'true')
+  t.match(await page.getAttribute('#app', 'class'), /app--menu-open/)
+  t.equal(await page.evaluate(() => getComputedStyle(document.getElementById('app') as HTMLElement).overflow), 'hidden')
+  await page.click('#hoofdmenu a[href="/werken-bij"]')
+  await page.waitForFunction(() => location.pathname === '/werken-bij')
+  await page.waitForFunction(() => !document.getElementById('app')?.className.includes('app--menu-open'))
+  t.equal(await button.getAttribute('aria-expanded'), 'false', 'navigation closed it')
+  await page.context().close()
+})
+
+t.test('unknown path during client navigation: the 404 page, non-fatal', async (t) => {
+  const watched = await open('/')
+  const { page } = watched
+  await page.click(await addLink(page, '/bestaat-echt-niet?x=1', 'dead'))
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, 'notFound'))
+  t.ok(await sameDocument(watched), 'still the same document')
+  t.equal(await page.getAttribute('.error-page', 'data-status'), '404')
+  t.match(await page.getAttribute('.loading-bar', 'style'), /background-color: rgb\(0, 114, 227\)/, 'error-page bar colour')
+  await page.context().close()
+})
+
+t.test('a redirect rule to an external address is a full browser navigation', async (t) => {
+  const watched = await open('/')
+  const { page } = watched
+  await page.route('https://www.kifid.nl/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Kifid</title><h1>Kifid</h1>' }))
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.includes('/builds/meta/')))
+  await page.click(await addLink(page, '/kifid', 'kifid'))
+  await page.waitForURL('https://www.kifid.nl/')
+  t.equal(await page.textContent('h1'), 'Kifid')
+  await page.context().close()
+})

@@ -1,0 +1,114 @@
+import t from 'tap'
+import { request } from 'undici'
+import { startSystem } from '../helpers/system.ts'
+
+const system = await startSystem({
+  PURGE_SECRET: 'webhook-secret',
+  REDIRECTS: JSON.stringify([{ from: '/oude-pagina', to: '/over-ons', statusCode: 301 }]),
+})
+t.teardown(() => system.close())
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const response = await request(`${system.url}${path}`, { headers })
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
+}
+const purge = async (body: unknown, secret?: string) => {
+  const response = await request(`${system.url}/api/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(secret ? { 'x-purge-secret': secret } : {}) },
+    body: JSON.stringify(body),
+  })
+  return { status: response.statusCode, json: (await response.body.json()) as Record<string, any> }
+}
+
+t.test('builds/latest.json names the build, uncached', async (t) => {
+  const latest = await get(`/builds/latest.json?${Date.now()}`)
+  t.equal(latest.status, 200)
+  t.equal(latest.headers['cache-control'], 'no-cache')
+  const body = JSON.parse(latest.text) as { id: string; timestamp: number }
+  t.type(body.id, 'string')
+  t.ok(body.id.length > 0)
+  t.type(body.timestamp, 'number')
+
+  const meta = await get(`/builds/meta/${body.id}.json`)
+  t.equal(meta.status, 200)
+  const rules = JSON.parse(meta.text) as { id: string; matchers: { redirects: { from: string; to: string }[]; prerendered: string[] } }
+  t.equal(rules.id, body.id)
+  t.ok(rules.matchers.redirects.some((r) => r.from === '/oude-pagina' && r.to === '/over-ons'), 'configured redirect')
+  t.ok(rules.matchers.redirects.some((r) => r.from === '/kifid' && r.to.startsWith('https://')), 'redirect from the CMS')
+  t.same(rules.matchers.prerendered, [])
+  const unknown = await get('/builds/meta/not-a-build.json')
+  t.equal(unknown.status, 404)
+  t.match(unknown.text, 'BUILD_NOT_FOUND')
+})
+
+t.test('redirect rules are honoured on page requests', async (t) => {
+  const configured = await get('/oude-pagina')
+  t.equal(configured.status, 301)
+  t.equal(configured.headers.location, '/over-ons')
+  const fromCms = await get('/schade')
+  t.equal(fromCms.status, 301)
+  t.equal(fromCms.headers.location, '/onze-dienstverlening/schade-melden')
+  const external = await get('/kifid')
+  t.equal(external.status, 302)
+  t.equal(external.headers.location, 'https://www.kifid.nl/')
+  const notARule = await get('/kifid?to=https://evil.example')
+  t.equal(notARule.headers.location, 'https://www.kifid.nl/', 'the target never comes from the request')
+})
+
+t.test('page cache: the second request is a hit; purge makes it a miss', async (t) => {
+  const first = await get('/kantoren')
+  const second = await get('/kantoren')
+  t.equal(first.status, 200)
+  t.equal(second.headers['x-cache'], 'HIT')
+  t.equal(second.text, first.text)
+  const answer = await purge({}, 'webhook-secret')
+  t.equal(answer.status, 200)
+  t.ok(answer.json.purged > 0)
+  const after = await get('/kantoren')
+  t.equal(after.headers['x-cache'], 'MISS')
+})
+
+t.test('purge by section only drops that section\'s entries', async (t) => {
+  await get('/werken-bij')
+  await get('/actueel')
+  const sizeBefore = system.gateway.cache.size
+  const answer = await purge({ sections: ['jobs'] }, 'webhook-secret')
+  t.equal(answer.status, 200)
+  t.ok(answer.json.purged >= 1, 'the jobs entries went')
+  t.ok(system.gateway.cache.size > 0 && system.gateway.cache.size < sizeBefore, 'the others stayed')
+  const payload = await get('/actueel/_payload.json')
+  t.equal(payload.headers['x-cache'], 'HIT', 'news is still cached')
+  const jobs = await get('/werken-bij/_payload.json')
+  t.equal(jobs.headers['x-cache'], 'MISS', 'jobs are fetched again')
+})
+
+t.test('purge needs the secret', async (t) => {
+  const none = await purge({})
+  t.equal(none.status, 401)
+  const wrong = await purge({}, 'guess')
+  t.equal(wrong.status, 401)
+  const bad = await purge({ sections: 'jobs' }, 'webhook-secret')
+  t.equal(bad.status, 400)
+})
+
+t.test('without PURGE_SECRET there is no purge endpoint', async (t) => {
+  const other = await startSystem()
+  t.teardown(() => other.close())
+  const response = await request(`${other.url}/api/purge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  await response.body.dump()
+  t.equal(response.statusCode, 404)
+})
+
+t.test('the browser bundle is content-hashed and cached for a year', async (t) => {
+  const page = await get('/')
+  const entry = /<script type="module" src="(\/assets\/app-[A-Za-z0-9]+\.js)"/.exec(page.text)?.[1]
+  t.ok(entry, 'the page loads the hashed entry module')
+  const script = await get(entry ?? '/assets/missing.js')
+  t.equal(script.status, 200)
+  t.equal(script.headers['cache-control'], 'public, max-age=31536000, immutable')
+  t.match(String(script.headers['content-type']), /javascript/)
+  const stylesheet = /<link rel="stylesheet" href="(\/assets\/styles-[a-f0-9]+\.css)"/.exec(page.text)?.[1]
+  const css = await get(stylesheet ?? '/assets/missing.css')
+  t.equal(css.headers['cache-control'], 'public, max-age=31536000, immutable')
+})

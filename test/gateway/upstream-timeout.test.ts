@@ -1,0 +1,35 @@
+import t from 'tap'
+import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
+import { createOperations } from '../../shared/operations.ts'
+import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startSystem } from '../helpers/system.ts'
+
+t.test('an upstream past the timeout: 504, and stale-if-error once something is cached', async (t) => {
+  const upstream = await startFaultUpstream()
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, UPSTREAM_HEADERS_TIMEOUT_MS: '250', CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
+  let release!: () => void
+  const never = new Promise<void>((resolve) => (release = resolve))
+  t.teardown(async () => {
+    release()
+    await system.close()
+    await upstream.close()
+  })
+  const body = JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ServiceList, variables: { site: DEFAULT_SITE_HANDLE } })
+  const post = async () => {
+    const response = await request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+    return { status: response.statusCode, cache: response.headers['x-cache'], json: (await response.body.json()) as Record<string, any> }
+  }
+  upstream.behave = () => ({ kind: 'hold', until: never })
+  const timedOut = await post()
+  t.equal(timedOut.status, 504)
+  t.equal(timedOut.json.errors[0].extensions.code, 'UPSTREAM_TIMEOUT')
+
+  upstream.behave = () => ({ kind: 'pass' })
+  const fresh = await post()
+  t.equal(fresh.status, 200)
+  upstream.behave = () => ({ kind: 'hold', until: never })
+  const stale = await post()
+  t.equal(stale.status, 200, 'the expired entry stands in for the slow upstream')
+  t.equal(stale.cache, 'STALE')
+})
