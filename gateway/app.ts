@@ -63,7 +63,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     ...config.cache,
     onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh failed; serving stale'),
   })
-  const content = new ContentService(client, cache, operations)
+  const content = new ContentService(client, cache, operations, config.cache.queryCache)
 
   app.decorate('config', config)
   app.decorate('cache', cache)

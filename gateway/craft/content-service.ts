@@ -57,6 +57,7 @@ export class ContentService {
     private readonly client: CraftClient,
     private readonly cache: QueryCache,
     operations: Operations,
+    private readonly useCache = true,
   ) {
     for (const [name, query] of Object.entries(operations) as [OperationName, string][]) {
       const operation = { name, query }
@@ -106,7 +107,7 @@ export class ContentService {
         token: context.token,
         requestId: context.requestId,
       })
-    if (context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
+    if (!this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
       return load().then((answer) => ({ answer, status: 'BYPASS' as const }))
     }
     return this.cache.fetch(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID), load, {

@@ -1,0 +1,314 @@
+// `npm run bench`: the site against the physical limit, measured side by side
+// in one run. Builds, starts the system on the embedded content, and loads it
+// with wrk on loopback next to two references serving the same bytes: nginx
+// (a static file) and a bare Fastify route. Writes bench/results.json.
+//
+//   npm run bench                     10 s rounds, 3 interleaved rounds
+//   npm run bench -- --smoke          one round of 1 s (run by npm test so it cannot rot)
+import { execFileSync, execSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { createOperations } from '../shared/operations.ts'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const smoke = process.argv.includes('--smoke')
+const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3)
+const SECONDS = smoke ? 1 : Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = 50
+const WARM_TTFB = 30
+const DISTINCT_URLS = smoke ? 500 : 10_000
+
+const log = (...args) => console.error('[bench]', ...args)
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function ensureTools() {
+  const missing = [
+    ['/usr/sbin/nginx', 'nginx-light'],
+    ['/usr/bin/wrk', 'wrk'],
+  ].filter(([binary]) => !existsSync(binary))
+  if (missing.length === 0) return
+  const names = missing.map(([, pkg]) => pkg).join(' ')
+  log(`installing ${names} from Debian's packages`)
+  execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${names}`, { stdio: ['ignore', process.stderr, process.stderr] })
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Servers on core 0, the load generator on core 1, where the machine has two. */
+const cores = Number(execSync('nproc').toString().trim())
+const pin = (core, command, args) => (cores > 1 && existsSync('/usr/bin/taskset') ? ['taskset', ['-c', String(core), command, ...args]] : [command, args])
+
+const children = []
+function start(command, args, env = {}) {
+  const [cmd, argv] = pin(0, command, args)
+  const child = spawn(cmd, argv, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)))
+  child.on('exit', (code) => {
+    if (code && !stopping) log(`${args.join(' ')} exited ${code}: ${stderr}`)
+  })
+  children.push(child)
+  return child
+}
+let stopping = false
+function stopAll() {
+  stopping = true
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+}
+process.on('exit', stopAll)
+process.on('SIGINT', () => process.exit(130))
+
+async function waitFor(url) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const response = await fetch(url)
+      await response.arrayBuffer()
+      return
+    } catch {
+      await sleep(50)
+    }
+  }
+  throw new Error(`${url} did not come up`)
+}
+
+/** Gateway and renderer as the containers run them, on their own ports. */
+async function startSystem(name, env) {
+  const port = await freePort()
+  const rendererPort = await freePort()
+  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, ...env }
+  const renderer = start(process.execPath, [join(root, 'dist/renderer.js')], common)
+  const gateway = start(process.execPath, [join(root, 'dist/gateway.js')], common)
+  await waitFor(`http://127.0.0.1:${port}/healthz`)
+  await waitFor(`http://127.0.0.1:${rendererPort}/healthz`)
+  log(`${name} on ${port}`)
+  return { name, url: `http://127.0.0.1:${port}`, gateway, renderer }
+}
+
+async function startNginx(html) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'))
+  mkdirSync(join(dir, 'www'))
+  writeFileSync(join(dir, 'www', 'index.html'), html)
+  const port = await freePort()
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  default_type text/html;
+  client_body_temp_path ${dir}/tmp;
+  proxy_temp_path ${dir}/tmp;
+  fastcgi_temp_path ${dir}/tmp;
+  uwsgi_temp_path ${dir}/tmp;
+  scgi_temp_path ${dir}/tmp;
+  server {
+    listen 127.0.0.1:${port};
+    root ${dir}/www;
+    location = / { try_files /index.html =404; }
+  }
+}
+`,
+  )
+  start('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir])
+  await waitFor(`http://127.0.0.1:${port}/`)
+  return `http://127.0.0.1:${port}/`
+}
+
+async function startBareFastify(html) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-fastify-'))
+  writeFileSync(join(dir, 'index.html'), html)
+  const port = await freePort()
+  start(process.execPath, [join(root, 'scripts/bench-bare-fastify.mjs')], { PORT: String(port), BODY_FILE: join(dir, 'index.html'), NODE_PATH: join(root, 'node_modules') })
+  await waitFor(`http://127.0.0.1:${port}/`)
+  return `http://127.0.0.1:${port}/`
+}
+
+/** One wrk run (optionally with a Lua script): requests per second and latency percentiles in milliseconds. */
+function wrk(url, seconds, script) {
+  const [cmd, argv] = pin(1, 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...(script ? ['-s', script] : []), url])
+  const out = execFileSync(cmd, argv, { encoding: 'utf8' })
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
+  const unit = (value, suffix) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[suffix] ?? 1)
+  const pct = (p) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
+    return m ? unit(m[1], m[2]) : null
+  }
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  const errors = socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0
+  return { rps, p50: pct(50), p99: pct(99), non2xx, errors }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/** Time to first byte of one request, in milliseconds. */
+async function ttfb(url) {
+  const started = performance.now()
+  const response = await fetch(url)
+  const reader = response.body.getReader()
+  await reader.read()
+  const elapsed = performance.now() - started
+  await reader.cancel()
+  return elapsed
+}
+
+function firstLoadJavaScript() {
+  const build = JSON.parse(readFileSync(join(root, 'dist/build.json'), 'utf8'))
+  const meta = JSON.parse(readFileSync(join(root, 'dist/client-meta.json'), 'utf8'))
+  const entry = `dist/client/${build.assets.client.split('/').pop()}`
+  const outputs = meta.outputs
+  const files = new Set([entry])
+  for (const item of outputs[entry]?.imports ?? []) if (item.kind === 'import-statement') files.add(item.path)
+  const home = Object.entries(outputs).find(([, output]) => Object.keys(output.inputs ?? {}).some((input) => input.endsWith('screens/home-screen.tsx')))
+  if (home) {
+    files.add(home[0])
+    for (const item of home[1].imports ?? []) if (item.kind === 'import-statement') files.add(item.path)
+  }
+  let raw = 0
+  let gzip = 0
+  let brotli = 0
+  for (const file of files) {
+    const bytes = readFileSync(join(root, file))
+    raw += bytes.length
+    gzip += gzipSync(bytes, { level: 9 }).length
+    brotli += brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length
+  }
+  return { files: files.size, raw, gzip, brotli }
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
+}
+
+async function main() {
+  if (!process.argv.includes('--no-build')) execSync('node scripts/build.mjs', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  ensureTools()
+
+  const cached = await startSystem('page cache', { PAGE_CACHE: 'true' })
+  const rendered = await startSystem('page cache off', { PAGE_CACHE: 'false' })
+  const uncached = await startSystem('no caches', { PAGE_CACHE: 'false', QUERY_CACHE: 'false' })
+  const html = Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer())
+  const nginx = await startNginx(html)
+  const bare = await startBareFastify(html)
+
+  const scenarios = [
+    { id: 1, name: 'nginx static file (reference)', url: nginx },
+    { id: 2, name: 'bare Fastify, same bytes (reference)', url: bare },
+    { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/` },
+    { id: 4, name: 'home, page cache off (rendered every time)', url: `${rendered.url}/` },
+    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/` },
+    { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json` },
+    { id: 7, name: 'POST /api allowlisted query, cache hit', url: `${cached.url}/api`, post: true },
+  ]
+
+  const luaDir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
+  const operations = createOperations(DEFAULT_SITE_HANDLE)
+  const body = JSON.stringify({ query: operations.ServiceList, variables: { site: 'havenborg' } })
+  const postScript = join(luaDir, 'post.lua')
+  writeFileSync(postScript, `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ${JSON.stringify(body)}\n`)
+
+  // Warm-up: fill every cache and let the JIT settle.
+  for (const scenario of scenarios) {
+    wrk(scenario.url, smoke ? 1 : 3, scenario.post ? postScript : undefined)
+  }
+
+  const runs = new Map(scenarios.map((s) => [s.id, []]))
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const scenario of scenarios) {
+      const result = wrk(scenario.url, SECONDS, scenario.post ? postScript : undefined)
+      runs.get(scenario.id).push(result)
+      log(`round ${round} #${scenario.id} ${scenario.name}: ${result.rps.toFixed(0)} req/s`)
+    }
+  }
+
+  const nginxRps = median(runs.get(1).map((r) => r.rps))
+  const bareRps = median(runs.get(2).map((r) => r.rps))
+  const table = scenarios.map((scenario) => {
+    const results = runs.get(scenario.id)
+    const rps = median(results.map((r) => r.rps))
+    return {
+      scenario: scenario.id,
+      name: scenario.name,
+      rps: Math.round(rps),
+      p50_ms: median(results.map((r) => r.p50 ?? 0)),
+      p99_ms: median(results.map((r) => r.p99 ?? 0)),
+      non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+      socket_errors: results.reduce((sum, r) => sum + r.errors, 0),
+      vs_nginx: Number((rps / nginxRps).toFixed(3)),
+      vs_bare_fastify: Number((rps / bareRps).toFixed(3)),
+    }
+  })
+
+  // 8. Time to first byte: one cold request, then the median of 30 warm ones.
+  const ttfbResults = {}
+  for (const [label, system] of [['3_page_cache_hit', cached], ['4_page_cache_off', rendered]]) {
+    const coldSystem = await startSystem(`cold ${label}`, system === cached ? { PAGE_CACHE: 'true' } : { PAGE_CACHE: 'false' })
+    const cold = await ttfb(`${coldSystem.url}/`)
+    const warm = []
+    for (let i = 0; i < WARM_TTFB; i++) warm.push(await ttfb(`${coldSystem.url}/`))
+    ttfbResults[label] = { cold_ms: Number(cold.toFixed(2)), warm_median_ms: Number(median(warm).toFixed(2)) }
+    coldSystem.gateway.kill('SIGTERM')
+    coldSystem.renderer.kill('SIGTERM')
+  }
+
+  // Gateway memory after many distinct URLs: bounded by its cache sizes.
+  const memorySystem = await startSystem('memory', { PAGE_CACHE: 'true', PAGE_CACHE_MAX_ENTRIES: '1000' })
+  const rssBefore = rssOf(memorySystem.gateway.pid)
+  for (let i = 0; i < DISTINCT_URLS; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${memorySystem.url}/over-ons?v=${i + j}`).then((r) => r.arrayBuffer())))
+  }
+  const rssAfter = rssOf(memorySystem.gateway.pid)
+
+  const results = {
+    date: new Date().toISOString(),
+    mode: smoke ? 'smoke' : 'full',
+    machine: { cores, node: process.version },
+    settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS },
+    scenarios: table,
+    ttfb: ttfbResults,
+    first_load_javascript: firstLoadJavaScript(),
+    gateway_memory: { distinct_urls: DISTINCT_URLS, page_cache_max_entries: 1000, rss_before_bytes: rssBefore, rss_after_bytes: rssAfter },
+    targets: {
+      scenario3_vs_bare_fastify: { target: 0.9, actual: table[2].vs_bare_fastify },
+      scenario4_vs_nginx: { target: 0.04, actual: table[3].vs_nginx },
+    },
+  }
+  mkdirSync(join(root, 'bench'), { recursive: true })
+  writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
+  console.log('| # | scenario | req/s | p50 ms | p99 ms | vs nginx | vs bare Fastify |')
+  console.log('|---|---|---|---|---|---|---|')
+  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} | ${row.vs_bare_fastify} |`)
+  console.log(`TTFB: ${JSON.stringify(ttfbResults)}`)
+  console.log(`first-load JavaScript: ${JSON.stringify(results.first_load_javascript)}`)
+  console.log(`gateway RSS after ${DISTINCT_URLS} URLs: ${(rssAfter / 1048576).toFixed(1)} MiB (before ${(rssBefore / 1048576).toFixed(1)} MiB)`)
+  stopAll()
+}
+
+main().catch((error) => {
+  console.error(error)
+  stopAll()
+  process.exit(1)
+})
