@@ -132,7 +132,7 @@ t.test('a trailing slash redirects to the canonical path, never off-site', async
 })
 
 t.test('one request id from gateway to renderer', async (t) => {
-  const page = await request(`${system.url}/contact`, { headers: { 'x-request-id': 'test-id-123' } })
+  const page = await request(`${system.url}/contact?verse-render=1`, { headers: { 'x-request-id': 'test-id-123' } })
   await page.body.text()
   t.equal(page.headers['x-request-id'], 'test-id-123')
   t.ok(system.rendererLogs.lines.some((line) => line.requestId === 'test-id-123'), 'the renderer logs with the same id')

@@ -10,6 +10,11 @@ t.teardown(async () => {
   await upstream.close()
 })
 
+function purgeAll(): void {
+  system.gateway.cache.purge()
+  system.gateway.pageCache.clear()
+}
+
 /** Holds the home page's deferred "latest news" query until the test lets it go. */
 function holdLatestNews(): { release: () => void; released: () => boolean } {
   let release!: () => void
@@ -25,7 +30,7 @@ function holdLatestNews(): { release: () => void; released: () => boolean } {
 }
 
 t.test('the shell reaches the visitor before the slow part of the page exists', async (t) => {
-  system.gateway.cache.purge()
+  purgeAll()
   const hold = holdLatestNews()
   const response = await request(`${system.url}/`)
   t.equal(response.statusCode, 200)
@@ -39,7 +44,10 @@ t.test('the shell reaches the visitor before the slow part of the page exists', 
   t.notOk(hold.released(), 'the slow query is still held upstream')
   t.match(received, /<h1[^>]*>/, 'the heading has arrived')
   t.notMatch(received, /data-loaded="true"/, 'the latest news has not')
-  t.ok(upstream.calls.some((call) => call.operationName === 'LatestArticles'), 'the slow query is in flight')
+  for (let i = 0; i < 100 && !upstream.calls.some((call) => call.operationName === 'LatestArticles'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.ok(upstream.calls.some((call) => call.operationName === 'LatestArticles'), 'the slow query is held upstream')
 
   hold.release()
   for (;;) {
@@ -53,7 +61,7 @@ t.test('the shell reaches the visitor before the slow part of the page exists', 
 })
 
 t.test('crawlers get the complete page before the first byte', async (t) => {
-  system.gateway.cache.purge()
+  purgeAll()
   const hold = holdLatestNews()
   setTimeout(hold.release, 300)
   const response = await request(`${system.url}/`, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' } })

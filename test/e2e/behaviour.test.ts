@@ -23,6 +23,7 @@ t.test('loading bar: throttle, progress, finish, hide, reset; red on error', asy
   await page.clock.install()
   await page.goto(`${system.url}/`)
   await hydrated(page)
+  await page.clock.pauseAt(Date.now() + 5000)
   const bar = () =>
     page.evaluate(() => {
       const el = document.querySelector('.loading-bar') as HTMLElement

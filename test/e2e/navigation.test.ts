@@ -47,10 +47,12 @@ t.test('client navigation loads the payload, keeps the document, moves focus and
 
 t.test('hovering or focusing a link prefetches its payload', async (t) => {
   const watched = await open('/')
+  const hovered = watched.page.waitForRequest((request) => request.url().endsWith('/kantoren/_payload.json'))
   await watched.page.hover('nav a[href="/kantoren"]')
-  await watched.page.waitForRequest((request) => request.url().endsWith('/kantoren/_payload.json'))
+  await hovered
+  const focused = watched.page.waitForRequest((request) => request.url().endsWith('/contact/_payload.json'))
   await watched.page.focus('nav a[href="/contact"]')
-  await watched.page.waitForRequest((request) => request.url().endsWith('/contact/_payload.json'))
+  await focused
   const before = watched.requests.filter((url) => url.endsWith('/kantoren/_payload.json')).length
   await watched.page.click('nav a[href="/kantoren"]')
   await watched.page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, `${P}Establishments`))

@@ -33,7 +33,7 @@ export interface System {
 
 /** Gateway and renderer in this process, on loopback ports, configured as from the environment. */
 export async function startSystem(env: Record<string, string> = {}, tweak?: (config: GatewayConfig) => void): Promise<System> {
-  const gatewayPort = await freePort()
+  const gatewayPort = env.PORT ? Number(env.PORT) : await freePort()
   const gatewayLogs = collectLogs()
   const rendererLogs = collectLogs()
   const renderer = await buildRenderer(
