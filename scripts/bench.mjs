@@ -6,7 +6,7 @@
 //   npm run bench                     10 s rounds, 3 interleaved rounds
 //   npm run bench -- --smoke          one round of 1 s (run by npm test so it cannot rot)
 import { execFileSync, execSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -102,6 +102,10 @@ async function startNginx(html) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'))
   mkdirSync(join(dir, 'www'))
   writeFileSync(join(dir, 'www', 'index.html'), html)
+  // nginx's workers run as an unprivileged user: they must be able to read the file.
+  chmodSync(dir, 0o755)
+  chmodSync(join(dir, 'www'), 0o755)
+  chmodSync(join(dir, 'www', 'index.html'), 0o644)
   const port = await freePort()
   writeFileSync(
     join(dir, 'nginx.conf'),

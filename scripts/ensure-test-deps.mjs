@@ -1,9 +1,14 @@
 // Installs what the tests need from Debian's packages when it is missing:
-// chromium for the browser tests. Runs once before the test runner.
+// chromium for the browser tests, nginx and wrk for the benchmark's smoke
+// run. Runs once before the test runner.
 import { execSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
-const needed = [{ binary: '/usr/bin/chromium', pkg: 'chromium' }].filter(({ binary }) => !existsSync(binary))
+const needed = [
+  { binary: '/usr/bin/chromium', pkg: 'chromium' },
+  { binary: '/usr/sbin/nginx', pkg: 'nginx-light' },
+  { binary: '/usr/bin/wrk', pkg: 'wrk' },
+].filter(({ binary }) => !existsSync(binary))
 if (needed.length > 0) {
   const names = needed.map(({ pkg }) => pkg).join(' ')
   console.log(`installing ${names} from Debian's packages for the tests`)
