@@ -68,6 +68,10 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
           finish()
         },
         onError(error) {
+          if (body.destroyed) {
+            options.log.debug({ err: error }, 'the visitor left before the page was complete')
+            return
+          }
           failed = true
           options.log.error({ err: error }, 'render error')
         },
