@@ -11,6 +11,8 @@ export interface EmbeddedCmsOptions {
   siteToken: string | undefined
 }
 
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+
 function tokenOf(headers: Record<string, unknown>, query: unknown): string | undefined {
   const header = headers[CRAFT_TOKEN_HEADER]
   if (typeof header === 'string' && header !== '') return header
@@ -26,6 +28,11 @@ function tokenOf(headers: Record<string, unknown>, query: unknown): string | und
 export async function embeddedCms(app: FastifyInstance, options: EmbeddedCmsOptions): Promise<void> {
   const store = ContentStore.fromDirectory(options.contentDir, options.siteHandle)
   const schema = createCmsSchema(store)
+
+  app.addHook('onRequest', async (request, reply) => {
+    // Only the gateway itself, over loopback, talks to the embedded CMS: from outside it does not exist.
+    if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) return reply.code(404).send({ errors: [{ message: 'Not found' }] })
+  })
 
   app.addHook('preHandler', async (request, reply) => {
     const token = tokenOf(request.headers, request.query)

@@ -142,3 +142,27 @@ t.test('a redirect rule to an external address is a full browser navigation', as
   t.equal(await page.textContent('h1'), 'Kifid')
   await page.context().close()
 })
+
+t.test('scrolling after navigation is smooth by default and instant under reduced motion', async (t) => {
+  for (const [reducedMotion, expected] of [
+    ['no-preference', 'smooth'],
+    ['reduce', 'instant'],
+  ] as const) {
+    const watched = await open('/', { reducedMotion })
+    const { page } = watched
+    await page.evaluate(() => {
+      const calls: unknown[] = []
+      ;(window as unknown as { scrollCalls: unknown[] }).scrollCalls = calls
+      const original = window.scrollTo.bind(window)
+      window.scrollTo = ((options: ScrollToOptions) => {
+        calls.push(options)
+        original(options)
+      }) as typeof window.scrollTo
+    })
+    await page.click('nav a[href="/over-ons"]')
+    await page.waitForFunction(() => (window as unknown as { scrollCalls: unknown[] }).scrollCalls.length > 0)
+    const calls = await page.evaluate(() => (window as unknown as { scrollCalls: { behavior: string; top: number }[] }).scrollCalls)
+    t.same(calls[0], { top: 0, left: 0, behavior: expected }, `${reducedMotion}: ${expected}`)
+    await page.context().close()
+  }
+})

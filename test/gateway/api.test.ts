@@ -107,3 +107,13 @@ t.test('the notFound query is never cached', async (t) => {
   t.equal(second.headers['x-cache'], 'BYPASS')
   t.ok(second.json.data.entry.title)
 })
+
+t.test('the embedded CMS answers only the gateway itself, over loopback', async (t) => {
+  const embedded = await startSystem()
+  t.teardown(() => embedded.close())
+  const query = JSON.stringify({ query: '{ __schema { types { name } } }' })
+  const outside = await embedded.gateway.inject({ method: 'POST', url: '/cms/api', payload: query, headers: { 'content-type': 'application/json' }, remoteAddress: '203.0.113.7' })
+  t.equal(outside.statusCode, 404, 'not reachable from another address')
+  const inside = await embedded.gateway.inject({ method: 'POST', url: '/cms/api', payload: query, headers: { 'content-type': 'application/json' }, remoteAddress: '127.0.0.1' })
+  t.equal(inside.statusCode, 200, 'the gateway itself reaches it')
+})
