@@ -13,6 +13,8 @@ import { QueryCache } from './cache/query-cache.ts'
 import type { GatewayConfig } from './config.ts'
 import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
+import { ContentStore } from './embedded-cms/content-store.ts'
+import { liveUpdates } from './embedded-cms/live-updates.ts'
 import { embeddedCms } from './embedded-cms/plugin.ts'
 import { PayloadBuilder } from './payload/build-payload.ts'
 import { Redirects } from './redirects.ts'
@@ -91,7 +93,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
 
   await app.register(fastifyCookie)
   if (!config.craftApiUrl) {
-    await app.register(embeddedCms, { contentDir: config.contentDir, siteHandle: config.siteHandle, siteToken: config.craftToken })
+    const store = ContentStore.fromDirectory(config.contentDir, config.siteHandle)
+    await app.register(embeddedCms, { store, siteToken: config.craftToken })
+    await app.register(liveUpdates, { store, contentDir: config.contentDir })
   }
   await app.register(healthRoutes)
   await app.register(apiRoutes)

@@ -33,7 +33,11 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   const app = Fastify({ ...loggingOptions(config.logLevel, options.logStream), return503OnClosing: true })
   const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
   const assets = builtAssets(config.distDir)
-  const client = { buildId: assets.id, buildPollIntervalMs: config.buildPollIntervalMs }
+  const client = {
+    buildId: assets.id,
+    buildPollIntervalMs: config.buildPollIntervalMs,
+    ...(config.graphqlWsUrl ? { graphqlWsUrl: config.graphqlWsUrl } : {}),
+  }
   app.addHook('onClose', () => gateway.close())
 
   app.get('/healthz', async () => ({ status: 'ok' }))

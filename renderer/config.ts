@@ -1,4 +1,4 @@
-import { type Env, type LogLevel, readInteger, readLogLevel, readString, readUrl } from '../shared/env.ts'
+import { type Env, type LogLevel, readInteger, readLogLevel, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
 
 export interface RendererConfig {
   host: string
@@ -12,6 +12,8 @@ export interface RendererConfig {
   distDir: string
   /** How often the browser checks builds/latest.json for a new deployment. */
   buildPollIntervalMs: number
+  /** graphql-transport-ws endpoint for live preview updates; unset = no socket. */
+  graphqlWsUrl: string | undefined
 }
 
 export function loadRendererConfig(env: Env = process.env): RendererConfig {
@@ -22,6 +24,7 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     logLevel: readLogLevel(env),
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
     payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
+    graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL'),
     buildPollIntervalMs: readInteger(env, 'BUILD_POLL_INTERVAL_MS', 60_000, 1000, 86_400_000),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
   }

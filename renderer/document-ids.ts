@@ -8,4 +8,6 @@ export const ROOT_ID = 'root'
 export interface ClientConfig {
   buildId: string
   buildPollIntervalMs: number
+  /** Live preview updates over graphql-transport-ws, when configured. */
+  graphqlWsUrl?: string
 }

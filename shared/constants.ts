@@ -69,6 +69,8 @@ export const SLUG_PATTERN = /^[a-z0-9-]{1,96}$/
 // Endpoints
 export const API_PATH = '/api'
 export const EMBEDDED_CMS_PATH = '/cms/api'
+/** The embedded CMS's graphql-transport-ws endpoint for live preview updates. */
+export const LIVE_UPDATES_PATH = '/cms/live'
 export const PAYLOAD_SUFFIX = '/_payload.json'
 export const LATEST_BUILD_PATH = '/builds/latest.json'
 export const BUILD_META_PREFIX = '/builds/meta/'

@@ -61,6 +61,21 @@ export function readOptionalUrl(env: Env, name: string): URL | undefined {
   return value === undefined ? undefined : checkUrl(name, value)
 }
 
+/** A WebSocket address (ws: or wss:, or a path on the site such as /cms/live), or undefined. */
+export function readOptionalWsUrl(env: Env, name: string): string | undefined {
+  const value = raw(env, name)
+  if (value === undefined) return undefined
+  if (value.startsWith('/') && !value.startsWith('//')) return value
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${name}="${value}" is not a URL`)
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new ConfigError(`${name}="${value}" must be ws(s):// or a path`)
+  return value
+}
+
 export function readUrlList(env: Env, name: string, fallback: string): URL[] {
   const list = (raw(env, name) ?? fallback).split(',').map((part) => part.trim()).filter(Boolean)
   if (list.length === 0) throw new ConfigError(`${name} is empty`)

@@ -33,7 +33,7 @@ export interface StoredGlobalSet {
   fields: Record<string, unknown>
 }
 
-interface ContentFile {
+export interface ContentFile {
   entries?: StoredEntry[]
   assets?: StoredAsset[]
   globalSets?: StoredGlobalSet[]
@@ -94,7 +94,11 @@ export class ContentStore {
 
   constructor(files: ContentFile[], site: string) {
     this.site = site
-    for (const file of files.map((f) => replaceProduct(f, site))) {
+    this.load(files)
+  }
+
+  private load(files: ContentFile[]): void {
+    for (const file of files.map((f) => replaceProduct(f, this.site))) {
       this.live.push(...(file.entries ?? []))
       for (const asset of file.assets ?? []) this.assets.set(asset.id, asset)
       for (const set of file.globalSets ?? []) this.globalSets.set(set.handle, set)
@@ -104,12 +108,39 @@ export class ContentStore {
     }
   }
 
-  static fromDirectory(dir: string, site: string): ContentStore {
-    const files = readdirSync(dir)
+  static readDirectory(dir: string): ContentFile[] {
+    return readdirSync(dir)
       .filter((name) => name.endsWith('.json'))
       .sort()
       .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as ContentFile)
-    return new ContentStore(files, site)
+  }
+
+  static fromDirectory(dir: string, site: string): ContentStore {
+    return new ContentStore(ContentStore.readDirectory(dir), site)
+  }
+
+  /** Swaps in new content; returns the entries (live or draft) that were added, changed or removed. */
+  replace(files: ContentFile[]): StoredEntry[] {
+    const before = this.snapshot()
+    this.live.length = 0
+    this.drafts.clear()
+    this.assets.clear()
+    this.globalSets.clear()
+    this.load(files)
+    const after = this.snapshot()
+    const changed: StoredEntry[] = []
+    for (const [key, { entry, json }] of after) if (before.get(key)?.json !== json) changed.push(entry)
+    for (const [key, { entry }] of before) if (!after.has(key)) changed.push(entry)
+    return changed
+  }
+
+  private snapshot(): Map<string, { entry: StoredEntry; json: string }> {
+    const all = new Map<string, { entry: StoredEntry; json: string }>()
+    for (const entry of this.live) all.set(`live:${entry.id}`, { entry, json: JSON.stringify(entry) })
+    for (const [token, drafts] of this.drafts) {
+      for (const entry of drafts) all.set(`draft:${token}:${entry.id}`, { entry, json: JSON.stringify(entry) })
+    }
+    return all
   }
 
   isPreviewToken(token: string): boolean {

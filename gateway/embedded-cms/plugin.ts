@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import mercurius from 'mercurius'
 import { CRAFT_TOKEN_HEADER, EMBEDDED_CMS_PATH, PREVIEW_TOKEN_QUERY_PARAM } from '../../shared/constants.ts'
-import { ContentStore } from './content-store.ts'
+import type { ContentStore } from './content-store.ts'
 import { type CmsContext, createCmsSchema } from './schema.ts'
 
 export interface EmbeddedCmsOptions {
-  contentDir: string
-  siteHandle: string
+  store: ContentStore
   /** The site's default token: accepted like no token at all. */
   siteToken: string | undefined
 }
@@ -26,7 +25,7 @@ function tokenOf(headers: Record<string, unknown>, query: unknown): string | und
  * their preview token; an unknown token is refused as Craft refuses it.
  */
 export async function embeddedCms(app: FastifyInstance, options: EmbeddedCmsOptions): Promise<void> {
-  const store = ContentStore.fromDirectory(options.contentDir, options.siteHandle)
+  const { store } = options
   const schema = createCmsSchema(store)
 
   app.addHook('onRequest', async (request, reply) => {

@@ -10,10 +10,13 @@ import type { DeferredData } from '../screens/types.ts'
 import type { BuildWatcher } from './build-watcher.ts'
 import { LoadingIndicator } from './loading-indicator.ts'
 import type { PayloadLoader } from './payload-loader.ts'
+import { subscribeToChanges } from './live-updates.ts'
 import { guardedFullLoad } from './reload-guard.ts'
 import { type ScreenLoader, loadScreen } from './screen-chunks.ts'
 
 export interface ClientAppProps {
+  /** Live preview updates: where to subscribe and with which token. */
+  live?: { url: string; token: () => string | undefined }
   initial: PagePayload
   deferred: DeferredData | null
   screens: ScreenRegistry
@@ -28,6 +31,8 @@ interface View {
   /** The location this view belongs to. */
   key: string
   hash: string
+  /** Fresh data for the page already shown (live preview): keep scroll position and focus. */
+  refreshed?: boolean
 }
 
 const isBot = (): boolean => BOT_USER_AGENT_PATTERN.test(navigator.userAgent)
@@ -72,7 +77,7 @@ function failurePayload(path: string, fullPath: string, previous: PagePayload, m
  * shown; links navigate on the client, payloads load from the gateway and
  * are prefetched on hover, focus and touch.
  */
-export function ClientApp({ initial, deferred, screens, loader, builds, screenLoader }: ClientAppProps) {
+export function ClientApp({ initial, deferred, screens, loader, builds, screenLoader, live }: ClientAppProps) {
   const location = useLocation()
   const navigate = useNavigate()
   const locationKey = `${location.pathname}${location.search}`
@@ -133,7 +138,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   // After a client navigation: title, scroll position and focus for screen readers.
   useLayoutEffect(() => {
     document.title = pageMeta(view.payload).title
-    if (!navigated.current) return
+    if (!navigated.current || view.refreshed) return
     const behavior = scrollBehaviour()
     const anchor = view.hash ? document.getElementById(decodeURIComponent(view.hash.slice(1))) : null
     if (anchor) anchor.scrollIntoView({ behavior, block: 'start' })
@@ -144,6 +149,24 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       heading.focus({ preventScroll: true })
     }
   }, [view])
+
+  // Live preview: when the CMS says content changed, show the current page's fresh payload.
+  const current = useRef(view)
+  current.current = view
+  const token = live?.token()
+  useEffect(() => {
+    if (!live || !token) return
+    return subscribeToChanges(live.url, token, () => {
+      const { pathname, search } = window.location
+      loader.refresh(pathname, search).then(
+        (payload) => {
+          if (`${pathname}${search}` !== current.current.key) return
+          setView({ ...current.current, payload, deferred: null, refreshed: true })
+        },
+        (error: unknown) => console.warn('[live] could not reload the page data', error),
+      )
+    })
+  }, [live?.url, token, loader])
 
   const onClick = useCallback(
     (event: MouseEvent) => {

@@ -52,6 +52,7 @@ async function start(): Promise<void> {
             loader={loader}
             builds={builds}
             screenLoader={SCREEN_CHUNKS}
+            {...(config.graphqlWsUrl ? { live: { url: config.graphqlWsUrl, token } } : {})}
           />
         </BrowserRouter>
       </StrictMode>,

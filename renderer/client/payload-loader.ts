@@ -33,6 +33,11 @@ export class PayloadLoader {
     return this.fetchNow(key, path, search)
   }
 
+  /** A fresh payload, past any prefetch (after the CMS said the content changed). */
+  refresh(path: string, search: string): Promise<PagePayload> {
+    return this.fetchNow(`${path}${search}`, path, search)
+  }
+
   prefetch(path: string, search: string): void {
     const key = `${path}${search}`
     const entry = this.entries.get(key)

@@ -2,6 +2,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import Fastify, { type FastifyInstance } from 'fastify'
 import { request } from 'undici'
 import { loadGatewayConfig } from '../../gateway/config.ts'
+import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
 import { embeddedCms } from '../../gateway/embedded-cms/plugin.ts'
 import { DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
 
@@ -31,8 +32,7 @@ export interface FaultUpstream {
 export async function startEmbeddedCms(options: { contentDir?: string; siteToken?: string } = {}): Promise<{ url: string; app: FastifyInstance }> {
   const app = Fastify()
   await app.register(embeddedCms, {
-    contentDir: options.contentDir ?? loadGatewayConfig({}).contentDir,
-    siteHandle: DEFAULT_SITE_HANDLE,
+    store: ContentStore.fromDirectory(options.contentDir ?? loadGatewayConfig({}).contentDir, DEFAULT_SITE_HANDLE),
     siteToken: options.siteToken,
   })
   await app.listen({ host: '127.0.0.1', port: 0 })
