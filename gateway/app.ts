@@ -24,6 +24,7 @@ import { buildRoutes } from './routes/builds.ts'
 import { healthRoutes } from './routes/health.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { purgeRoutes } from './routes/purge.ts'
+import { seoRoutes } from './routes/seo.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -70,7 +71,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   app.decorate('config', config)
   app.decorate('cache', cache)
   app.decorate('content', content)
-  app.decorate('payloads', new PayloadBuilder(routes, content))
+  app.decorate('payloads', new PayloadBuilder(routes, content, config.siteUrl.href.replace(/\/+$/, '')))
   app.decorate('renderers', new RendererPool(config.rendererUrls, config.renderTimeoutMs))
   const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
   app.decorate('redirects', redirects)
@@ -101,6 +102,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(apiRoutes)
   await app.register(purgeRoutes)
   await app.register(buildRoutes)
+  await app.register(seoRoutes, { routes })
   await app.register(fastifyStatic, { root: config.publicDir, wildcard: false, index: false, preCompressed: false })
   const clientDir = join(config.distDir, 'client')
   if (existsSync(clientDir)) {

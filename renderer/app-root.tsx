@@ -1,6 +1,9 @@
 import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../shared/constants.ts'
 import type { EntryData, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
+import { PAGE_QUERY_PARAM } from '../shared/routes.ts'
+import { Breadcrumbs } from './components/breadcrumbs.tsx'
+import { breadcrumbsOf } from './structured-data.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { Layout } from './components/layout.tsx'
 import { FALLBACK_COMPANY_NAME, SiteContext } from './components/site-context.tsx'
@@ -9,14 +12,20 @@ import type { DeferredData } from './screens/types.ts'
 
 export interface PageMeta {
   title: string
+  /** Title of the page's own entry, without the site name. */
+  heading: string | undefined
   description: string | undefined
   noindex: boolean
+  /** Absolute canonical address: the Dutch path of an alias pair, with the page number of a list. */
+  canonicalUrl: string | undefined
+  image: string | undefined
 }
 
 interface TitledEntry {
   title: string
   intro?: string | null
   seoDescription?: string | null
+  image?: { url: string }[]
 }
 
 /** Title and description of a page, from its own entry. */
@@ -25,13 +34,27 @@ export function pageMeta(payload: PagePayload): PageMeta {
   const company = site?.companyName ?? FALLBACK_COMPANY_NAME
   if (payload.screen === 'error') {
     const heading = payload.status === 404 ? payload.notFound?.title || NOT_FOUND_FALLBACK_HEADING : GENERIC_ERROR_HEADING
-    return { title: `${heading} | ${company}`, description: undefined, noindex: true }
+    return { title: `${heading} | ${company}`, heading, description: undefined, noindex: true, canonicalUrl: undefined, image: undefined }
   }
   const entry =
     (payload.data.page as EntryData<TitledEntry> | undefined)?.entry ?? (payload.data.entry as EntryData<TitledEntry> | undefined)?.entry
   const title = payload.screen === 'home' ? `${company}${site?.tagline ? ` | ${site.tagline}` : ''}` : `${entry?.title ?? company} | ${company}`
-  return { title, description: entry?.seoDescription ?? entry?.intro ?? undefined, noindex: payload.preview }
+  const canonicalUrl = payload.canonicalPath
+    ? `${payload.siteUrl}${payload.canonicalPath}${payload.page > 1 ? `?${PAGE_QUERY_PARAM}=${payload.page}` : ''}`
+    : undefined
+  const imagePath = entry?.image?.[0]?.url ?? DEFAULT_SHARE_IMAGE
+  return {
+    title,
+    heading: entry?.title,
+    description: entry?.seoDescription ?? entry?.intro ?? undefined,
+    noindex: payload.preview,
+    canonicalUrl,
+    image: `${payload.siteUrl}${imagePath}`,
+  }
 }
+
+/** Shown when a page is shared and has no image of its own. */
+export const DEFAULT_SHARE_IMAGE = '/images/delen-havenborg.png'
 
 /** The page inside its layout: the screen of the payload, or the error page. */
 export interface AppRootProps {
@@ -47,6 +70,7 @@ export function AppRoot({ payload, deferred, screens }: AppRootProps) {
   return (
     <SiteContext.Provider value={site}>
       <Layout currentPath={payload.path} error={isError}>
+        <Breadcrumbs crumbs={breadcrumbsOf(payload, pageMeta(payload).heading)} />
         {Screen ? <Screen payload={payload} deferred={deferred} /> : <ErrorPage payload={payload} />}
       </Layout>
     </SiteContext.Provider>

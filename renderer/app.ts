@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
+import { errorPayload } from '../shared/payload.ts'
 import type { RendererConfig } from './config.ts'
 import { GatewayClient } from './gateway-client.ts'
 import { renderPage } from './render.tsx'
@@ -57,18 +58,14 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       request.log.error({ err: error }, 'no payload from the gateway')
       fetched = {
         cacheStatus: undefined,
-        payload: {
+        payload: errorPayload({
           path,
           fullPath: request.url,
-          routeId: null,
-          screen: 'error' as const,
-          status: 502,
-          data: {},
-          pending: [],
-          page: 1,
+          statusCode: 502,
+          message: 'De gegevens van deze pagina konden niet worden opgehaald.',
           preview: token !== undefined,
-          error: { statusCode: 502, message: 'De gegevens van deze pagina konden niet worden opgehaald.', fatal: false },
-        },
+          siteUrl: '',
+        }),
       }
     }
     const { payload } = fetched

@@ -1,4 +1,7 @@
+import type { SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
+import { FALLBACK_COMPANY_NAME } from './components/site-context.tsx'
+import { structuredData } from './structured-data.ts'
 import { AppRoot, pageMeta } from './app-root.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -23,6 +26,7 @@ export interface DocumentProps {
 /** The whole HTML document of a page, rendered by React. */
 export function Document({ payload, deferred, stylesheet, client }: DocumentProps) {
   const meta = pageMeta(payload)
+  const siteName = (payload.data.site as SiteSettingsData | undefined)?.globalSet?.companyName ?? FALLBACK_COMPANY_NAME
   return (
     <html lang="nl">
       <head>
@@ -31,6 +35,21 @@ export function Document({ payload, deferred, stylesheet, client }: DocumentProp
         <title>{meta.title}</title>
         {meta.description ? <meta name="description" content={meta.description} /> : null}
         {meta.noindex ? <meta name="robots" content="noindex" /> : null}
+        {meta.canonicalUrl ? <link rel="canonical" href={meta.canonicalUrl} /> : null}
+        <meta property="og:site_name" content={siteName} />
+        <meta property="og:locale" content="nl_NL" />
+        <meta property="og:type" content={payload.screen === 'article' ? 'article' : 'website'} />
+        <meta property="og:title" content={meta.heading ?? meta.title} />
+        {meta.description ? <meta property="og:description" content={meta.description} /> : null}
+        {meta.canonicalUrl ? <meta property="og:url" content={meta.canonicalUrl} /> : null}
+        {meta.image ? <meta property="og:image" content={meta.image} /> : null}
+        <meta name="twitter:card" content="summary_large_image" />
+        <meta name="twitter:title" content={meta.heading ?? meta.title} />
+        {meta.description ? <meta name="twitter:description" content={meta.description} /> : null}
+        {meta.image ? <meta name="twitter:image" content={meta.image} /> : null}
+        {structuredData(payload, meta.heading).map((item, index) => (
+          <script key={index} type="application/ld+json" dangerouslySetInnerHTML={{ __html: scriptJson(item) }} />
+        ))}
         <link rel="stylesheet" href={stylesheet} />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <noscript>

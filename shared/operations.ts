@@ -21,6 +21,7 @@ export type OperationName =
   | 'EstablishmentList'
   | 'NotFound'
   | 'Redirects'
+  | 'Sitemap'
 
 export type Operations = Readonly<Record<OperationName, string>>
 
@@ -138,6 +139,11 @@ ${IMAGE}`,
   }
 }
 ${ENTRY_BASE}`,
+    Sitemap: `query Sitemap($site: [String]) {
+  entries(section: ${JSON.stringify([...SINGLE_SECTIONS.map((template) => withProduct(template, product)), CHANNELS.jobs.section, CHANNELS.topical.section, CHANNELS.services.section])}, site: $site) {
+    sectionHandle slug dateUpdated
+  }
+}`,
     Redirects: `query Redirects($site: [String]) {
   entries(section: "${CHANNELS.redirects.section}", site: $site, orderBy: "id ASC") {
     id ... on ${channelType('redirects')} { redirectSrcUrl redirectDestUrl redirectHttpCode }

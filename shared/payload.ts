@@ -25,6 +25,10 @@ export interface PagePayload {
   pending: string[]
   page: number
   preview: boolean
+  /** Public address of the site (SITE_URL), without trailing slash. */
+  siteUrl: string
+  /** The path search engines should index for this page; null for errors. */
+  canonicalPath: string | null
   error?: PayloadError
   /** Content of the `notFound` section for a 404. */
   notFound?: NotFoundEntry | null
@@ -34,3 +38,29 @@ export interface PagePayload {
 export type PayloadPart = 'all' | 'primary' | 'deferred'
 export const PAYLOAD_PART_PARAM = 'part'
 export const PAYLOAD_PARTS: readonly PayloadPart[] = ['all', 'primary', 'deferred']
+
+/** The payload of a page that could not get its data: the error page, inside the layout when `data.site` is known. */
+export function errorPayload(options: {
+  path: string
+  fullPath: string
+  statusCode: number
+  message: string
+  preview: boolean
+  siteUrl: string
+  data?: Record<string, unknown>
+}): PagePayload {
+  return {
+    path: options.path,
+    fullPath: options.fullPath,
+    routeId: null,
+    screen: 'error',
+    status: options.statusCode,
+    data: options.data ?? {},
+    pending: [],
+    page: 1,
+    preview: options.preview,
+    siteUrl: options.siteUrl,
+    canonicalPath: null,
+    error: { statusCode: options.statusCode, message: options.message, fatal: false },
+  }
+}

@@ -38,6 +38,8 @@ export interface LoaderSpec {
 export interface RouteDefinition {
   id: string
   screen: ScreenName
+  /** Path of this route that search engines index. */
+  canonical: string
   /** Craft section handle of the page's own content, `{product}` resolved. */
   handle?: string
   /** Exact paths, or `prefix/:slug`. */
@@ -84,16 +86,19 @@ interface RouteTemplate {
   screen: ScreenName
   handle?: string
   paths: readonly string[]
+  /** The path search engines should index when the route has aliases; the first path otherwise. */
+  canonical?: string
   fixedSlug?: string
   paginated?: boolean
   loaders: (handle: string) => readonly LoaderSpec[]
 }
 
-const singlePage = (id: string, handle: string, paths: readonly string[], screen: ScreenName = 'page'): RouteTemplate => ({
+const singlePage = (id: string, handle: string, paths: readonly string[], canonical?: string): RouteTemplate => ({
   id,
-  screen,
+  screen: 'page',
   handle,
   paths,
+  ...(canonical ? { canonical } : {}),
   loaders: (h) => [single(h)],
 })
 
@@ -138,7 +143,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
       },
     ],
   },
-  singlePage('about', '{product}About', ['/about', '/over-ons']),
+  singlePage('about', '{product}About', ['/about', '/over-ons'], '/over-ons'),
   {
     id: 'contact',
     screen: 'contact',
@@ -156,6 +161,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'insurances',
     handle: '{product}Insurances',
     paths: ['/insurances', '/onze-verzekeringen'],
+    canonical: '/onze-verzekeringen',
     loaders: (handle) => [single(handle), list('insurances', 'InsuranceList')],
   },
   {
@@ -163,6 +169,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'jobs',
     handle: '{product}JobsOverview',
     paths: ['/jobs', '/werken-bij'],
+    canonical: '/werken-bij',
     loaders: (handle) => [single(handle), list('jobs', 'JobList')],
   },
   singlePage('openApplication', 'aboutJobsOpenApplication', ['/werken-bij/open-sollicitatie']),
@@ -173,6 +180,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'topical',
     handle: '{product}TopicalOverview',
     paths: ['/topical', '/actueel'],
+    canonical: '/actueel',
     paginated: true,
     loaders: (handle) => [
       single(handle),
@@ -190,9 +198,10 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'establishments',
     handle: '{product}Establishments',
     paths: ['/establishments', '/kantoren'],
+    canonical: '/kantoren',
     loaders: (handle) => [single(handle), list('establishments', 'EstablishmentList')],
   },
-  singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent']),
+  singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent'], '/onderdeel-van-licent'),
   {
     id: 'services',
     screen: 'services',
@@ -221,8 +230,12 @@ export interface RouteTable {
   readonly product: string
   readonly routes: readonly RouteDefinition[]
   match(path: string): RouteMatch
-  /** Every path that needs no CMS lookup to exist (for the sitemap and tests). */
+  /** Every path that needs no CMS lookup to exist (for tests). */
   staticPaths(): string[]
+  /** The path to index for a matched route: one of each alias pair; a fixed page over its slug route. */
+  canonicalPath(route: RouteDefinition, params: Record<string, string>): string
+  /** The indexable paths that need no CMS lookup (for the sitemap). */
+  canonicalStaticPaths(): string[]
 }
 
 /**
@@ -236,10 +249,12 @@ export function createRouteTable(product: string): RouteTable {
   for (const template of ROUTE_TEMPLATES) {
     const handle = template.handle === undefined ? undefined : withProduct(template.handle, product)
     const fixedSlug = template.fixedSlug === undefined ? undefined : withProduct(template.fixedSlug, product)
+    const paths = template.paths.map((path) => withProduct(path, product))
     const route: RouteDefinition = {
       id: withProduct(template.id, product),
       screen: template.screen,
-      paths: template.paths.map((path) => withProduct(path, product)),
+      canonical: template.canonical ?? (paths[0] as string),
+      paths,
       loaders: [siteSettings, ...template.loaders(handle ?? '')],
       ...(handle === undefined ? {} : { handle }),
       ...(fixedSlug === undefined ? {} : { fixedSlug }),
@@ -266,6 +281,13 @@ export function createRouteTable(product: string): RouteTable {
       return { kind: 'route', route, params: { slug }, path }
     },
     staticPaths: () => [...exact.keys()],
+    canonicalPath(route, params) {
+      const slug = params.slug
+      if (slug === undefined || route.fixedSlug !== undefined) return route.canonical
+      const fixed = routes.find((other) => other.fixedSlug === slug && other.screen === route.screen)
+      return fixed ? fixed.canonical : route.canonical.replace(':slug', slug)
+    },
+    canonicalStaticPaths: () => [...new Set(routes.filter((route) => !route.canonical.includes(':')).map((route) => route.canonical))],
   }
 }
 

@@ -6,7 +6,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { ErrorPage } from '../renderer/components/error-page.tsx'
-import type { PagePayload } from '../shared/payload.ts'
+import { type PagePayload, errorPayload } from '../shared/payload.ts'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
 import { h1Of } from './helpers/html.ts'
 import { freePort } from './helpers/ports.ts'
@@ -78,18 +78,8 @@ t.test('no notFound entry in the CMS: the fixed Dutch heading', async (t) => {
 })
 
 t.test('the error page: generic heading, the message only for 500', async (t) => {
-  const payload = (statusCode: number): PagePayload => ({
-    path: '/x',
-    fullPath: '/x',
-    routeId: null,
-    screen: 'error',
-    status: statusCode,
-    data: {},
-    pending: [],
-    page: 1,
-    preview: false,
-    error: { statusCode, message: 'Rekenfout in premie', fatal: false },
-  })
+  const payload = (statusCode: number): PagePayload =>
+    errorPayload({ path: '/x', fullPath: '/x', statusCode, message: 'Rekenfout in premie', preview: false, siteUrl: '' })
   const internal = renderToStaticMarkup(<ErrorPage payload={payload(500)} />)
   t.match(internal, '<h1>Er is iets misgegaan.</h1>')
   t.match(internal, 'Rekenfout in premie', '500 shows the message')

@@ -39,6 +39,7 @@ export class PayloadBuilder {
   constructor(
     private readonly routes: RouteTable,
     private readonly content: ContentService,
+    private readonly siteUrl: string,
   ) {}
 
   async build(request: PayloadRequest): Promise<BuiltPayload> {
@@ -56,6 +57,7 @@ export class PayloadBuilder {
     const base = this.basePayload(request, page)
     base.routeId = route.id
     base.screen = route.screen
+    base.canonicalPath = this.routes.canonicalPath(route, params)
     base.pending = request.part === 'primary' ? route.loaders.filter((l) => l.deferred).map((l) => l.key) : []
 
     let results: { loader: LoaderSpec; lookup: CacheLookup }[]
@@ -96,6 +98,8 @@ export class PayloadBuilder {
       pending: [],
       page,
       preview: request.context.preview,
+      siteUrl: this.siteUrl,
+      canonicalPath: null,
     }
   }
 

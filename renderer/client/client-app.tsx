@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useLocation, useNavigate } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
-import type { PagePayload } from '../../shared/payload.ts'
+import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { AppRoot, pageMeta } from '../app-root.tsx'
 import { ROOT_ID } from '../document-ids.ts'
 import { IDLE_LOADING, LoadingContext, type LoadingState } from '../components/loading-state.tsx'
@@ -58,18 +58,15 @@ function internalLink(event: Event): { anchor: HTMLAnchorElement; url: URL } | u
 
 /** A payload for a navigation that could not load its data (non-fatal, in the layout). */
 function failurePayload(path: string, fullPath: string, previous: PagePayload, message: string): PagePayload {
-  return {
+  return errorPayload({
     path,
     fullPath,
-    routeId: null,
-    screen: 'error',
-    status: 500,
-    data: previous.data.site ? { site: previous.data.site } : {},
-    pending: [],
-    page: 1,
+    statusCode: 500,
+    message,
     preview: previous.preview,
-    error: { statusCode: 500, message, fatal: false },
-  }
+    siteUrl: previous.siteUrl,
+    data: previous.data.site ? { site: previous.data.site } : {},
+  })
 }
 
 /**
