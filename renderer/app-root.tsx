@@ -28,17 +28,24 @@ interface TitledEntry {
   image?: { url: string }[]
 }
 
+/** Search results cut titles at about 60 to 70 characters: the suffix goes when it does not fit. */
+const MAX_TITLE_LENGTH = 65
+function withinTitleLength(title: string, suffix: string | null | undefined): string {
+  const full = suffix ? `${title} | ${suffix}` : title
+  return full.length <= MAX_TITLE_LENGTH ? full : title
+}
+
 /** Title and description of a page, from its own entry. */
 export function pageMeta(payload: PagePayload): PageMeta {
   const site = (payload.data.site as SiteSettingsData | undefined)?.globalSet
   const company = site?.companyName ?? FALLBACK_COMPANY_NAME
   if (payload.screen === 'error') {
     const heading = payload.status === 404 ? payload.notFound?.title || NOT_FOUND_FALLBACK_HEADING : GENERIC_ERROR_HEADING
-    return { title: `${heading} | ${company}`, heading, description: undefined, noindex: true, canonicalUrl: undefined, image: undefined }
+    return { title: withinTitleLength(heading, company), heading, description: undefined, noindex: true, canonicalUrl: undefined, image: undefined }
   }
   const entry =
     (payload.data.page as EntryData<TitledEntry> | undefined)?.entry ?? (payload.data.entry as EntryData<TitledEntry> | undefined)?.entry
-  const title = payload.screen === 'home' ? `${company}${site?.tagline ? ` | ${site.tagline}` : ''}` : `${entry?.title ?? company} | ${company}`
+  const title = payload.screen === 'home' ? withinTitleLength(company, site?.tagline) : withinTitleLength(entry?.title ?? company, company)
   const canonicalUrl = payload.canonicalPath
     ? `${payload.siteUrl}${payload.canonicalPath}${payload.page > 1 ? `?${PAGE_QUERY_PARAM}=${payload.page}` : ''}`
     : undefined

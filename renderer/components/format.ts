@@ -19,3 +19,13 @@ export function pathOfUri(uri: string | null | undefined): string {
   if (!uri || uri === '__home__') return '/'
   return `/${uri}`
 }
+
+/** A phone number that never breaks across lines: non-breaking spaces and hyphens. */
+export function phoneText(phone: string): string {
+  return phone.replace(/ /g, '\u00a0').replace(/-/g, '\u2011')
+}
+
+/** The tel: address of a written phone number. */
+export function telHref(phone: string): string {
+  return `tel:${phone.replace(/[^0-9+]/g, '')}`
+}

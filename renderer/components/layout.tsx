@@ -1,10 +1,9 @@
+import { phoneText, telHref } from './format.ts'
 import { type ReactNode, useEffect, useState } from 'react'
 import { MENU_OPEN_CLASS } from '../../shared/constants.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, useSite } from './site-context.tsx'
-
-const telHref = (phone: string): string => `tel:${phone.replace(/[^0-9+]/g, '')}`
 
 function Header({ site, currentPath, menuOpen, onToggle }: { site: SiteSettings | null; currentPath: string; menuOpen: boolean; onToggle: () => void }) {
   const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
@@ -63,9 +62,9 @@ function Footer({ site }: { site: SiteSettings | null }) {
             {site.postalCode} {site.city}
           </address>
           <p>
-            Telefoon: <a href={telHref(site.phone)}>{site.phone}</a>
+            Telefoon: <a href={telHref(site.phone)}>{phoneText(site.phone)}</a>
             <br />
-            Schade melden (24/7): <a href={telHref(site.damagePhone)}>{site.damagePhone}</a>
+            Schade melden (24/7): <a href={telHref(site.damagePhone)}>{phoneText(site.damagePhone)}</a>
             <br />
             E-mail: <a href={`mailto:${site.email}`}>{site.email}</a>
           </p>

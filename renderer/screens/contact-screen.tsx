@@ -1,3 +1,4 @@
+import { phoneText, telHref } from '../components/format.ts'
 import type { EntriesData, Establishment } from '../../shared/content-types.ts'
 import { useSite } from '../components/site-context.tsx'
 import { SingleContent, singlePage } from './common.tsx'
@@ -18,10 +19,10 @@ export function ContactScreen({ payload }: ScreenProps) {
             <h2 id="contact-direct">Direct contact</h2>
             <ul className="contact-list">
               <li>
-                Algemeen: <a href={`tel:${site.phone.replace(/[^0-9+]/g, '')}`}>{site.phone}</a>
+                Algemeen: <a href={telHref(site.phone)}>{phoneText(site.phone)}</a>
               </li>
               <li>
-                Schade melden, dag en nacht: <a href={`tel:${site.damagePhone.replace(/[^0-9+]/g, '')}`}>{site.damagePhone}</a>
+                Schade melden, dag en nacht: <a href={telHref(site.damagePhone)}>{phoneText(site.damagePhone)}</a>
               </li>
               <li>
                 E-mail: <a href={`mailto:${site.email}`}>{site.email}</a>

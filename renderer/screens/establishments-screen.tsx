@@ -1,3 +1,4 @@
+import { phoneText, telHref } from '../components/format.ts'
 import type { EntriesData, Establishment } from '../../shared/content-types.ts'
 import { SingleContent, singlePage } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
@@ -16,7 +17,7 @@ export function EstablishmentList({ offices, headingLevel = 2 }: { offices: Esta
             {office.postalCode} {office.city}
           </address>
           <p>
-            Telefoon: <a href={`tel:${office.phone.replace(/[^0-9+]/g, '')}`}>{office.phone}</a>
+            Telefoon: <a href={telHref(office.phone)}>{phoneText(office.phone)}</a>
             <br />
             E-mail: <a href={`mailto:${office.email}`}>{office.email}</a>
           </p>
