@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { constants as zlib } from 'node:zlib'
+import fastifyCompress from '@fastify/compress'
 import fastifyCookie from '@fastify/cookie'
 import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
@@ -93,6 +95,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
 
   await app.register(fastifyCookie)
+  // Brotli or gzip for every text answer; each write is flushed so a streamed page stays streamed.
+  await app.register(fastifyCompress, {
+    global: true,
+    encodings: ['br', 'gzip'],
+    threshold: 1024,
+    zlibOptions: { level: 6, flush: zlib.Z_SYNC_FLUSH },
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 }, flush: zlib.BROTLI_OPERATION_FLUSH },
+  })
   if (!config.craftApiUrl) {
     const store = ContentStore.fromDirectory(config.contentDir, config.siteHandle)
     await app.register(embeddedCms, { store, siteToken: config.craftToken })
@@ -113,6 +123,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
       decorateReply: false,
       immutable: true,
       maxAge: 31_536_000_000,
+      preCompressed: true,
     })
   }
   await app.register(pageRoutes)

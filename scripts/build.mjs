@@ -1,9 +1,10 @@
 // Builds everything `npm start` and the containers run: both servers bundled
 // for Node, content-hashed static assets, and dist/build.json naming the build.
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -64,6 +65,14 @@ const assets = {
   stylesheet: hashed('styles.css', readFileSync(join(root, 'public/styles.css'))),
   client: `/assets/${entry[0].split('/').pop()}`,
 }
+// Every file of the browser bundle also as .br and .gz, so the gateway never compresses them per request.
+for (const name of readdirSync(join(dist, 'client'))) {
+  if (!/\.(js|css)$/.test(name)) continue
+  const bytes = readFileSync(join(dist, 'client', name))
+  writeFileSync(join(dist, 'client', `${name}.br`), brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }))
+  writeFileSync(join(dist, 'client', `${name}.gz`), gzipSync(bytes, { level: 9 }))
+}
+
 const id = process.env.BUILD_ID || `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
 writeFileSync(join(dist, 'build.json'), JSON.stringify({ id, timestamp: Date.now(), assets }, null, 2))
 console.log(`built ${id}`)

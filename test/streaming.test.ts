@@ -1,3 +1,4 @@
+import { createGunzip } from 'node:zlib'
 import t from 'tap'
 import { request } from 'undici'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
@@ -69,4 +70,31 @@ t.test('crawlers get the complete page before the first byte', async (t) => {
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.match(html, /data-loaded="true"/)
+})
+
+t.test('compressed, the page still streams: each part is flushed as it is written', async (t) => {
+  purgeAll()
+  const hold = holdLatestNews()
+  const response = await request(`${system.url}/`, { headers: { 'accept-encoding': 'gzip' } })
+  t.equal(response.headers['content-encoding'], 'gzip')
+  const gunzip = createGunzip()
+  let text = ''
+  gunzip.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')))
+  const iterator = response.body[Symbol.asyncIterator]()
+  while (!text.includes('</h1>')) {
+    const { value, done } = await iterator.next()
+    if (done) break
+    gunzip.write(value as Buffer)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  t.match(text, /<h1[^>]*>/, 'the heading arrived, decompressed, while the slow part is held')
+  t.notOk(hold.released())
+  hold.release()
+  for (;;) {
+    const { value, done } = await iterator.next()
+    if (done) break
+    gunzip.write(value as Buffer)
+  }
+  await new Promise((resolve) => gunzip.end(resolve))
+  t.match(text, /data-loaded="true"/)
 })

@@ -112,3 +112,19 @@ t.test('the browser bundle is content-hashed and cached for a year', async (t) =
   const css = await get(stylesheet ?? '/assets/missing.css')
   t.equal(css.headers['cache-control'], 'public, max-age=31536000, immutable')
 })
+
+t.test('brotli and gzip for pages, payloads and the bundle (precompressed)', async (t) => {
+  for (const encoding of ['br', 'gzip']) {
+    for (const path of ['/over-ons', '/over-ons/_payload.json', '/sitemap.xml']) {
+      const response = await request(`${system.url}${path}`, { headers: { 'accept-encoding': encoding } })
+      await response.body.dump()
+      t.equal(response.headers['content-encoding'], encoding, `${path} in ${encoding}`)
+    }
+  }
+  const page = await get('/')
+  const entry = /<script type="module" src="(\/assets\/app-[A-Za-z0-9]+\.js)"/.exec(page.text)?.[1] ?? ''
+  const script = await request(`${system.url}${entry}`, { headers: { 'accept-encoding': 'br' } })
+  const bytes = Buffer.from(await script.body.arrayBuffer())
+  t.equal(script.headers['content-encoding'], 'br')
+  t.ok(bytes.length < 120_000, `the entry is served brotli-compressed (${bytes.length} bytes)`)
+})
