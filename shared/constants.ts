@@ -82,6 +82,9 @@ export const CACHE_STATUS_HEADER = 'x-cache'
 /** Global set with navigation, contact details and footer. */
 export const SITE_SETTINGS_HANDLE = 'siteSettings'
 
+/** Widths of the image transforms the site asks the CMS for (srcset). */
+export const IMAGE_WIDTHS = [480, 800, 1200] as const
+
 /** Articles on one page of the news overview. */
 export const ARTICLES_PER_PAGE = 6
 /** Articles in the home page's "latest news" block. */

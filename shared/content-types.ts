@@ -18,6 +18,8 @@ export interface Image {
   height: number | null
   alt: string | null
   title: string | null
+  /** Responsive transforms as a srcset value; null when the CMS has none. */
+  srcset: string | null
 }
 
 export interface Link {

@@ -1,4 +1,4 @@
-import { SITE_SETTINGS_HANDLE } from './constants.ts'
+import { IMAGE_WIDTHS, SITE_SETTINGS_HANDLE } from './constants.ts'
 import { CHANNELS, SINGLE_SECTIONS, entryTypeName, withProduct } from './sections.ts'
 
 /**
@@ -26,7 +26,7 @@ export type OperationName =
 export type Operations = Readonly<Record<OperationName, string>>
 
 const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri postDate dateUpdated sectionHandle typeHandle }`
-const IMAGE = `fragment Image on AssetInterface { id url width height alt title }`
+const IMAGE = `fragment Image on AssetInterface { id url width height alt title srcset(sizes: ${JSON.stringify(IMAGE_WIDTHS.map((width) => `${width}w`))}) }`
 
 const channelType = (channel: keyof typeof CHANNELS): string =>
   entryTypeName(CHANNELS[channel].section, CHANNELS[channel].type)

@@ -25,6 +25,8 @@ export interface StoredAsset {
   height: number | null
   alt: string | null
   mimeType: string | null
+  /** Image transforms by width, as Craft makes them: width -> url. */
+  transforms?: Record<string, string>
 }
 
 export interface StoredGlobalSet {

@@ -7,7 +7,7 @@ import {
 } from 'graphql'
 import { entryTypeName } from '../../shared/sections.ts'
 import { type FieldDefinition, createContentModel } from './content-model.ts'
-import type { ContentStore, EntryQuery, StoredEntry, StoredGlobalSet } from './content-store.ts'
+import type { ContentStore, EntryQuery, StoredAsset, StoredEntry, StoredGlobalSet } from './content-store.ts'
 
 export interface CmsContext {
   token: string | undefined
@@ -99,6 +99,7 @@ interface AssetInterface {
   height: Int
   alt: String
   mimeType: String
+  srcset(sizes: [String]!): String
 }
 
 type images_Asset implements AssetInterface {
@@ -110,6 +111,7 @@ type images_Asset implements AssetInterface {
   height: Int
   alt: String
   mimeType: String
+  srcset(sizes: [String]!): String
 }
 
 interface GlobalSetInterface {
@@ -147,6 +149,19 @@ type Query {
   const entryInterface = schema.getType('EntryInterface')
   if (entryInterface instanceof GraphQLInterfaceType) {
     entryInterface.resolveType = (entry: StoredEntry) => entryTypeName(entry.section, entry.type)
+  }
+  const assetType = schema.getType('images_Asset')
+  const srcsetField = assetType instanceof GraphQLObjectType ? assetType.getFields().srcset : undefined
+  if (srcsetField) {
+    // Craft's srcset(sizes: ["480w", …]): the transforms that exist, as a srcset attribute value.
+    srcsetField.resolve = (asset: StoredAsset, args: { sizes: (string | null)[] }) => {
+      const parts = args.sizes.flatMap((size) => {
+        const width = /^(\d+)w$/.exec(size ?? '')?.[1]
+        const url = width ? asset.transforms?.[width] : undefined
+        return url ? [`${url} ${width}w`] : []
+      })
+      return parts.length > 0 ? parts.join(', ') : null
+    }
   }
   const assetInterface = schema.getType('AssetInterface')
   if (assetInterface instanceof GraphQLInterfaceType) assetInterface.resolveType = () => 'images_Asset'

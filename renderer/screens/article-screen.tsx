@@ -1,4 +1,5 @@
 import type { Article, EntryData } from '../../shared/content-types.ts'
+import { ContentImage } from '../components/content-image.tsx'
 import { formatDate } from '../components/format.ts'
 import { RichText } from '../components/rich-text.tsx'
 import { PageIntro } from './common.tsx'
@@ -18,7 +19,7 @@ export function ArticleScreen({ payload }: ScreenProps) {
       </PageIntro>
       <div className="container">
         {image ? (
-          <img className="article-image" src={image.url} width={image.width ?? undefined} height={image.height ?? undefined} alt={image.alt ?? ''} />
+          <ContentImage className="article-image" image={image} sizes="(min-width: 48rem) 46rem, 100vw" lazy={false} />
         ) : null}
         <RichText html={article.text} />
         <p>

@@ -1,9 +1,13 @@
 import { ARTICLES_PER_PAGE } from '../../shared/constants.ts'
 import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { ContentImage } from '../components/content-image.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
 import { SingleContent, singlePage } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
+
+/** Cards in the first row are in view at once: only those after it load lazily. */
+const FIRST_ROW = 2
 
 export function TopicalScreen({ payload }: ScreenProps) {
   const page = singlePage(payload)
@@ -16,12 +20,12 @@ export function TopicalScreen({ payload }: ScreenProps) {
       <SingleContent page={page} />
       <div className="container">
         <ul className="article-list">
-          {(list?.entries ?? []).map((article) => {
+          {(list?.entries ?? []).map((article, index) => {
             const image = article.image[0]
             return (
               <li key={article.id} className="card article-card">
                 {image ? (
-                  <img src={image.url} width={image.width ?? undefined} height={image.height ?? undefined} alt={image.alt ?? ''} loading="lazy" />
+                  <ContentImage image={image} sizes="(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw" lazy={index >= FIRST_ROW} />
                 ) : null}
                 <h2>
                   <a href={pathOfUri(article.uri)}>{article.title}</a>

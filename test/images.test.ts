@@ -1,0 +1,44 @@
+import t from 'tap'
+import { request } from 'undici'
+import { shippedContent, slugsOf } from './helpers/content.ts'
+import { decodeEntities } from './helpers/html.ts'
+import { startSystem } from './helpers/system.ts'
+
+const store = shippedContent()
+const system = await startSystem()
+t.teardown(() => system.close())
+
+const imgs = (html: string) => [...html.matchAll(/<img ([^>]+)\/?>/g)].map((m) => m[1] ?? '')
+const attr = (tag: string, name: string) => {
+  const value = new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1]
+  return value === undefined ? undefined : decodeEntities(value)
+}
+
+t.test('article images: width, height, alt from the CMS, a srcset of real files, eager above the fold', async (t) => {
+  for (const slug of slugsOf(store, 'topical')) {
+    const html = await (await request(`${system.url}/topical/${slug}`)).body.text()
+    const [img] = imgs(html)
+    t.ok(img, `${slug} has its image`)
+    if (!img) continue
+    t.ok(Number(attr(img, 'width')) > 0 && Number(attr(img, 'height')) > 0, 'width and height')
+    t.ok((attr(img, 'alt') ?? '').length > 10, 'alt text from the CMS')
+    t.notOk(attr(img, 'loading'), 'the article image is not lazy')
+    t.ok(attr(img, 'sizes'), 'sizes')
+    const candidates = (attr(img, 'srcSet') ?? attr(img, 'srcset') ?? '').split(', ')
+    t.same(candidates.map((c) => c.split(' ')[1]), ['480w', '800w', '1200w'], 'three widths')
+    for (const candidate of candidates) {
+      const response = await request(`${system.url}${candidate.split(' ')[0]}`)
+      await response.body.dump()
+      t.equal(response.statusCode, 200, `${candidate} exists`)
+      t.equal(response.headers['content-type'], 'image/png')
+    }
+  }
+})
+
+t.test('the news overview loads images below the first row lazily', async (t) => {
+  const html = await (await request(`${system.url}/actueel`)).body.text()
+  const loading = imgs(html).map((img) => attr(img, 'loading') ?? 'eager')
+  t.ok(loading.length >= 3)
+  t.same(loading.slice(0, 2), ['eager', 'eager'])
+  t.ok(loading.slice(2).every((value) => value === 'lazy'))
+})
