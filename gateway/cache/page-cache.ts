@@ -1,9 +1,11 @@
 import { LRUCache } from 'lru-cache'
+import { weakEtag } from '../http-caching.ts'
 
 export interface CachedPage {
   statusCode: number
   headers: Record<string, string>
   body: Buffer
+  etag: string
   freshUntil: number
 }
 
@@ -49,7 +51,7 @@ export class PageCache {
 
   store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer): void {
     if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4) return
-    this.lru.set(key, { statusCode, headers, body, freshUntil: this.now() + this.options.ttlMs }, { ttl: this.options.ttlMs })
+    this.lru.set(key, { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs }, { ttl: this.options.ttlMs })
   }
 
   clear(): void {

@@ -3,6 +3,7 @@ import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PAYLOAD_SUFFIX, REQUEST_ID_HEA
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { fallbackPage } from '../fallback-page.ts'
+import { PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import { markPrivate, resolveToken, setTokenCookie } from '../tokens.ts'
 
 const MAX_PATH_LENGTH = 1024
@@ -34,7 +35,7 @@ function splitUrl(url: string): SplitUrl | undefined {
 function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
   return reply
     .code(statusCode)
-    .header('cache-control', 'private, no-store')
+    .header('cache-control', PRIVATE_NO_STORE)
     .type('text/html; charset=utf-8')
     .send(fallbackPage(statusCode))
 }
@@ -75,9 +76,14 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       context,
     })
     reply.header(CACHE_STATUS_HEADER, context.preview ? 'BYPASS' : cacheStatus)
+    reply.code(body.status).type('application/json; charset=utf-8')
     if (context.preview) markPrivate(reply)
-    else reply.header('cache-control', body.status === 200 ? 'public, max-age=0, must-revalidate' : 'private, no-store')
-    return reply.code(body.status).send(body)
+    else if (body.status !== 200) reply.header('cache-control', PRIVATE_NO_STORE)
+    else {
+      reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
+      return sendWithEtag(request, reply, JSON.stringify(body))
+    }
+    return reply.send(body)
   }
 
   async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
@@ -89,7 +95,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     const useCache = app.config.cache.pageCache && !context.preview
     if (useCache) {
       const cached = app.pageCache.get(cacheKey)
-      if (cached) return reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').send(cached.body)
+      if (cached) {
+        reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').header('etag', cached.etag)
+        return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)
+      }
     }
 
     const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
@@ -117,6 +126,8 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       if (context.fromQuery && context.token) setTokenCookie(reply, context.token)
     } else {
       reply.header(CACHE_STATUS_HEADER, 'MISS')
+      reply.header('cache-control', rendered.statusCode === 200 ? publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs) : PRIVATE_NO_STORE)
+      passed['cache-control'] = reply.getHeader('cache-control') as string
       if (useCache && rendered.statusCode === 200) {
         const chunks: Buffer[] = []
         rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
