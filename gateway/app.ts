@@ -7,11 +7,12 @@ import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { API_PATH, EMBEDDED_CMS_PATH, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
+import { counter, histogram, setUpMetrics } from '../shared/metrics.ts'
 import { createOperations } from '../shared/operations.ts'
 import { createRouteTable } from '../shared/routes.ts'
 import { type BuildInfo, loadBuildInfo } from './build-info.ts'
 import { PageCache } from './cache/page-cache.ts'
-import { QueryCache } from './cache/query-cache.ts'
+import { type CacheStatus, QueryCache } from './cache/query-cache.ts'
 import type { GatewayConfig } from './config.ts'
 import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
@@ -38,6 +39,7 @@ declare module 'fastify' {
     build: BuildInfo
     pageCache: PageCache
     redirects: Redirects
+    pageCacheLookups: (result: CacheStatus) => void
   }
 }
 
@@ -55,6 +57,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     return503OnClosing: true,
   })
 
+  const metrics = setUpMetrics(app, 'gateway')
+  const cacheLookups = counter(metrics.registry, 'cache_lookups_total', 'Cache lookups by cache (query, page) and result (HIT, MISS, STALE, BYPASS)', ['cache', 'result'])
+  const upstreamSeconds = histogram(metrics.registry, 'upstream_request_duration_seconds', 'Time of each call to the CMS', ['outcome'])
   const operations = createOperations(config.siteHandle)
   const routes = createRouteTable(config.siteHandle)
   const upstreamUrl = (): URL => {
@@ -63,12 +68,18 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     const port = typeof address === 'object' && address ? address.port : config.port
     return new URL(`http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`)
   }
-  const client = new CraftClient({ url: upstreamUrl, schemaToken: config.craftSchemaToken, ...config.upstream })
+  const client = new CraftClient({
+    url: upstreamUrl,
+    schemaToken: config.craftSchemaToken,
+    ...config.upstream,
+    onTiming: (seconds, outcome) => upstreamSeconds.observe({ outcome }, seconds),
+  })
   const cache = new QueryCache({
     ...config.cache,
     onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh failed; serving stale'),
   })
-  const content = new ContentService(client, cache, operations, config.cache.queryCache)
+  const content = new ContentService(client, cache, operations, config.cache.queryCache, (result) => cacheLookups.inc({ cache: 'query', result }))
+  app.decorate('pageCacheLookups', (result: CacheStatus) => cacheLookups.inc({ cache: 'page', result }))
 
   app.decorate('config', config)
   app.decorate('cache', cache)

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
+import { histogram, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
 import type { RendererConfig } from './config.ts'
 import { GatewayClient } from './gateway-client.ts'
@@ -41,7 +42,17 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   }
   app.addHook('onClose', () => gateway.close())
 
+  const metrics = setUpMetrics(app, 'renderer')
+  const renderSeconds = histogram(metrics.registry, 'render_duration_seconds', 'Time from request to the last byte of a page, by status', ['status'])
+
   app.get('/healthz', async () => ({ status: 'ok' }))
+  app.get('/readyz', async (_request, reply) => {
+    const gatewayUp = await gateway.healthy()
+    return reply
+      .code(gatewayUp ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({ status: gatewayUp ? 'ready' : 'not ready', checks: { gateway: gatewayUp ? 'ok' : 'unreachable' } })
+  })
 
   app.get('/*', async (request, reply) => {
     const cut = request.url.indexOf('?')
@@ -80,6 +91,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       )
     }
     const userAgent = request.headers['user-agent'] ?? ''
+    const started = performance.now()
     await renderPage(reply, {
       payload,
       deferred,
@@ -91,6 +103,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       timeoutMs: config.renderTimeoutMs,
       log: request.log,
     })
+    renderSeconds.observe({ status: String(reply.statusCode) }, (performance.now() - started) / 1000)
     return reply
   })
   return app

@@ -61,6 +61,16 @@ export class GatewayClient {
     return { payload, cacheStatus: typeof cacheStatus === 'string' ? cacheStatus : undefined }
   }
 
+  async healthy(): Promise<boolean> {
+    try {
+      const response = await request(new URL('/healthz', this.gatewayUrl), { dispatcher: this.agent, headersTimeout: 2000, bodyTimeout: 2000 })
+      await response.body.dump()
+      return response.statusCode === 200
+    } catch {
+      return false
+    }
+  }
+
   async close(): Promise<void> {
     await this.agent.close()
   }

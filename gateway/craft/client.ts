@@ -37,6 +37,8 @@ export interface CraftClientOptions {
   headersTimeoutMs: number
   bodyTimeoutMs: number
   connections: number
+  /** Told how long each upstream call took and how it ended. */
+  onTiming?: (seconds: number, outcome: 'ok' | 'error') => void
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
@@ -69,6 +71,7 @@ export class CraftClient {
 
     let status: number
     let raw: Buffer
+    const started = performance.now()
     try {
       const response = await request(this.options.url(), {
         method: 'POST',
@@ -80,7 +83,9 @@ export class CraftClient {
       })
       status = response.statusCode
       raw = Buffer.from(await response.body.arrayBuffer())
+      this.options.onTiming?.((performance.now() - started) / 1000, status < 400 ? 'ok' : 'error')
     } catch (error) {
+      this.options.onTiming?.((performance.now() - started) / 1000, 'error')
       throw translate(error)
     }
 

@@ -3,7 +3,7 @@ import { type DocumentNode, parse, print } from 'graphql'
 import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
 import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
-import type { CacheLookup, QueryCache } from '../cache/query-cache.ts'
+import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
 import { BadRequestError, OperationNotAllowedError } from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
 
@@ -58,6 +58,7 @@ export class ContentService {
     private readonly cache: QueryCache,
     operations: Operations,
     private readonly useCache = true,
+    private readonly onLookup: (status: CacheStatus) => void = () => undefined,
   ) {
     for (const [name, query] of Object.entries(operations) as [OperationName, string][]) {
       const operation = { name, query }
@@ -108,12 +109,17 @@ export class ContentService {
         requestId: context.requestId,
       })
     if (!this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
+      this.onLookup('BYPASS')
       return load().then((answer) => ({ answer, status: 'BYPASS' as const }))
     }
-    return this.cache.fetch(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID), load, {
+    const lookup = this.cache.fetch(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID), load, {
       storable: (answer) =>
         answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
       sections: (answer) => sectionsOf(operation.query, variables, answer),
+    })
+    return lookup.then((result) => {
+      this.onLookup(result.status)
+      return result
     })
   }
 }

@@ -95,6 +95,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     const useCache = app.config.cache.pageCache && !context.preview
     if (useCache) {
       const cached = app.pageCache.get(cacheKey)
+      app.pageCacheLookups(cached ? 'HIT' : 'MISS')
       if (cached) {
         reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').header('etag', cached.etag)
         return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)
@@ -121,6 +122,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     }
     reply.code(rendered.statusCode).headers(passed)
     if (context.preview) {
+      app.pageCacheLookups('BYPASS')
       markPrivate(reply)
       reply.header(CACHE_STATUS_HEADER, 'BYPASS')
       if (context.fromQuery && context.token) setTokenCookie(reply, context.token)

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export interface ServiceMetrics {
+  registry: Registry
+  requests: Counter<'route' | 'method' | 'status'>
+}
+
+/**
+ * Prometheus metrics of one service: process defaults, requests by route and
+ * status, and GET /metrics in the text format.
+ */
+export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetrics {
+  const registry = new Registry()
+  registry.setDefaultLabels({ service })
+  collectDefaultMetrics({ register: registry })
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    requests.inc({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) })
+  })
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
+  )
+  return { registry, requests }
+}
+
+export function histogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Histogram<L> {
+  return new Histogram({ name, help, labelNames, buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] })
+}
+
+export function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [registry] })
+}
