@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { constants as zlib } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
 import fastifyCookie from '@fastify/cookie'
+import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { API_PATH, EMBEDDED_CMS_PATH, REQUEST_ID_HEADER } from '../shared/constants.ts'
@@ -106,6 +107,11 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
 
   await app.register(fastifyCookie)
+  await app.register(fastifyRateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      Object.assign(new Error(`Too many requests; try again in ${context.after}`), { statusCode: 429, code: 'RATE_LIMITED' }),
+  })
   // Brotli or gzip for every text answer; each write is flushed so a streamed page stays streamed.
   await app.register(fastifyCompress, {
     global: true,

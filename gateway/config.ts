@@ -52,6 +52,8 @@ export interface GatewayConfig {
   /** Redirects from configuration (the CMS adds its own). */
   redirects: RedirectRule[]
   purgeSecret: string | undefined
+  /** Requests per client address and window on /api and on the purge endpoint. */
+  rateLimit: { apiMax: number; purgeMax: number; windowMs: number }
   maxBodyBytes: number
   /** Id of this build, from dist/build.json unless set. */
   buildId: string | undefined
@@ -94,6 +96,11 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     },
     redirects: parseRedirects(readOptionalString(env, 'REDIRECTS')),
     purgeSecret: readOptionalString(env, 'PURGE_SECRET'),
+    rateLimit: {
+      apiMax: readInteger(env, 'API_RATE_LIMIT', 600, 1, 1_000_000),
+      purgeMax: readInteger(env, 'PURGE_RATE_LIMIT', 30, 1, 1_000_000),
+      windowMs: readInteger(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    },
     maxBodyBytes: readInteger(env, 'API_MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     buildId: readOptionalString(env, 'BUILD_ID'),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),

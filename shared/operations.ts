@@ -159,3 +159,6 @@ ${ENTRY_BASE}`,
 
 /** Operations whose answers are never stored in any cache. */
 export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set(['NotFound'])
+
+/** Fields that Craft delivers as HTML: sanitised by the gateway before anything caches or renders them. */
+export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply'])

@@ -6,6 +6,7 @@ import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '..
 import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
 import { BadRequestError, OperationNotAllowedError } from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
+import { sanitizeAnswer } from './sanitize-rich-text.ts'
 
 export interface RunContext {
   /** Token to send upstream: a preview token or the site's default token. */
@@ -101,13 +102,15 @@ export class ContentService {
 
   run(operation: AllowedOperation, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
     const load = (): Promise<UpstreamAnswer> =>
-      this.client.query({
-        query: operation.query,
-        variables,
-        operationName: operation.name,
-        token: context.token,
-        requestId: context.requestId,
-      })
+      this.client
+        .query({
+          query: operation.query,
+          variables,
+          operationName: operation.name,
+          token: context.token,
+          requestId: context.requestId,
+        })
+        .then(sanitizeAnswer)
     if (!this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
       this.onLookup('BYPASS')
       return load().then((answer) => ({ answer, status: 'BYPASS' as const }))

@@ -11,7 +11,8 @@ interface GraphQLBody {
 
 /** POST /api: the allowlisted GraphQL operations of the product, cached. */
 export async function apiRoutes(app: FastifyInstance): Promise<void> {
-  app.post(API_PATH, async (request, reply) => {
+  const rateLimit = { max: app.config.rateLimit.apiMax, timeWindow: app.config.rateLimit.windowMs }
+  app.post(API_PATH, { config: { rateLimit } }, async (request, reply) => {
     if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
       throw new UnsupportedMediaTypeError()
     }

@@ -21,7 +21,8 @@ function sameSecret(given: unknown, secret: string): boolean {
 export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   const secret = app.config.purgeSecret
   if (!secret) return
-  app.post(PURGE_PATH, async (request, reply) => {
+  const rateLimit = { max: app.config.rateLimit.purgeMax, timeWindow: app.config.rateLimit.windowMs }
+  app.post(PURGE_PATH, { config: { rateLimit } }, async (request, reply) => {
     if (!sameSecret(request.headers[PURGE_SECRET_HEADER], secret)) {
       return reply.code(401).send({ errors: [{ message: 'Wrong or missing purge secret', extensions: { code: 'UNAUTHORIZED' } }] })
     }

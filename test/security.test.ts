@@ -1,0 +1,71 @@
+import t from 'tap'
+import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { createOperations } from '../shared/operations.ts'
+import { startFaultUpstream } from './helpers/fault-upstream.ts'
+import { h1Of } from './helpers/html.ts'
+import { startSystem } from './helpers/system.ts'
+
+t.test('rich text from the CMS is sanitised against an allowlist', async (t) => {
+  const upstream = await startFaultUpstream()
+  const system = await startSystem({ CRAFT_API_URL: upstream.url })
+  t.teardown(async () => {
+    await system.close()
+    await upstream.close()
+  })
+  const hostile =
+    '<h1>Tweede kop</h1><p onclick="steal()">Hallo<script>alert(1)</script><img src=x onerror="alert(2)"></p>' +
+    '<a href="javascript:alert(3)">klik</a><a href="https://www.kifid.nl" target="_blank">Kifid</a><iframe src="https://evil.example"></iframe><style>body{visibility:hidden}</style>'
+  upstream.behave = (call) =>
+    call.operationName === 'SinglePage'
+      ? {
+          kind: 'answer',
+          status: 200,
+          body: JSON.stringify({
+            data: {
+              entry: { id: '102', title: 'Over ons', slug: 'over-ons', uri: 'over-ons', postDate: null, dateUpdated: null, sectionHandle: `${DEFAULT_SITE_HANDLE}About`, typeHandle: `${DEFAULT_SITE_HANDLE}About`, intro: 'Intro', text: hostile, seoDescription: null },
+            },
+          }),
+        }
+      : { kind: 'pass' }
+  const response = await request(`${system.url}/over-ons`)
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.equal(h1Of(html), 'Over ons', 'one h1: the page title')
+  t.match(html, '<h2>Tweede kop</h2>', 'a heading in the text becomes an h2')
+  t.match(html, 'Hallo')
+  for (const bad of ['alert(1)', 'onerror', 'onclick', 'javascript:', '<iframe', 'visibility:hidden']) t.notMatch(html, bad, `no ${bad}`)
+  t.match(html, 'href="https://www.kifid.nl" target="_blank" rel="noopener noreferrer"', 'external links keep working, safely')
+  const api = await request(`${system.url}/api`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).SinglePage, variables: { section: `${DEFAULT_SITE_HANDLE}About`, site: DEFAULT_SITE_HANDLE } }),
+  })
+  t.notMatch(await api.body.text(), '<script>', 'the API answers sanitised text too')
+})
+
+t.test('rate limits on /api and the purge endpoint', async (t) => {
+  const system = await startSystem({ API_RATE_LIMIT: '5', PURGE_RATE_LIMIT: '2', PURGE_SECRET: 's3cret' })
+  t.teardown(() => system.close())
+  const body = JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ServiceList, variables: { site: DEFAULT_SITE_HANDLE } })
+  const statuses: number[] = []
+  for (let i = 0; i < 7; i++) {
+    const response = await request(`${system.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    statuses.push(response.statusCode)
+    if (response.statusCode === 429) {
+      const json = (await response.body.json()) as { errors: { extensions: { code: string } }[] }
+      t.equal(json.errors[0]?.extensions.code, 'RATE_LIMITED')
+    } else await response.body.dump()
+  }
+  t.same(statuses, [200, 200, 200, 200, 200, 429, 429])
+  const purges: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const response = await request(`${system.url}/api/purge`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-purge-secret': 's3cret' }, body: '{}' })
+    await response.body.dump()
+    purges.push(response.statusCode)
+  }
+  t.same(purges, [200, 200, 429])
+  const page = await request(`${system.url}/over-ons`)
+  await page.body.dump()
+  t.equal(page.statusCode, 200, 'pages are not limited')
+})
