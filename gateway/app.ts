@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { constants as zlib } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
 import fastifyCookie from '@fastify/cookie'
+import fastifyHelmet from '@fastify/helmet'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
@@ -55,6 +56,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     ...loggingOptions(config.logLevel, options.logStream),
     bodyLimit: config.maxBodyBytes,
     routerOptions: { maxParamLength: 1024 },
+    trustProxy: config.trustProxy,
     return503OnClosing: true,
   })
 
@@ -106,6 +108,19 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     return reply.code(statusCode).send({ errors: [{ message, extensions: { code: error.code ?? 'INTERNAL_SERVER_ERROR' } }] })
   })
 
+  await app.register(fastifyHelmet, {
+    // Pages get their own policy (pages.ts): nonces or hashes for the inline scripts of streamed SSR.
+    contentSecurityPolicy: false,
+    // frame-ancestors in that policy lets the CMS frame the site for live preview; X-Frame-Options would not.
+    frameguard: false,
+    // Set below, and only over HTTPS.
+    strictTransportSecurity: false,
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+  })
+  app.addHook('onSend', async (request, reply) => {
+    if (request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains')
+  })
   await app.register(fastifyCookie)
   await app.register(fastifyRateLimit, {
     global: false,

@@ -1,5 +1,6 @@
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import {
+  ConfigError,
   type Env,
   type LogLevel,
   readBoolean,
@@ -18,6 +19,8 @@ import { parseRedirects } from './redirects.ts'
 export interface GatewayConfig {
   host: string
   port: number
+  /** Behind a load balancer or CDN: trust X-Forwarded-For and -Proto (client address for rate limits, HTTPS for HSTS). */
+  trustProxy: boolean
   /** Where the renderer(s) listen. */
   rendererUrls: URL[]
   /** A real Craft GraphQL endpoint; undefined = the embedded content API. */
@@ -49,6 +52,10 @@ export interface GatewayConfig {
     pageMaxBytes: number
     pageTtlMs: number
   }
+  /** Origins that may frame the site (Craft's live preview); by default the origin of CRAFT_API_URL. */
+  frameAncestors: string[]
+  /** Extra addresses the browser may connect to (the live preview WebSocket). */
+  connectSources: string[]
   /** Redirects from configuration (the CMS adds its own). */
   redirects: RedirectRule[]
   purgeSecret: string | undefined
@@ -64,12 +71,24 @@ export interface GatewayConfig {
   contentDir: string
 }
 
+function readOriginList(env: Env, name: string): string[] | undefined {
+  const value = readOptionalString(env, name)
+  if (value === undefined) return undefined
+  return value.split(',').map((part) => {
+    const origin = part.trim()
+    if (!/^(https?|wss?):\/\/[A-Za-z0-9.-]+(:\d+)?$/.test(origin)) throw new ConfigError(`${name}: "${origin}" is not an origin such as https://cms.example.nl`)
+    return origin
+  })
+}
+
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+  const craftApiUrl = readOptionalUrl(env, 'CRAFT_API_URL')
   return {
     host: readString(env, 'HOST', '0.0.0.0'),
     port: readInteger(env, 'PORT', 3000, 0, 65535),
+    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     rendererUrls: readUrlList(env, 'RENDERER_URL', 'http://127.0.0.1:3001'),
-    craftApiUrl: readOptionalUrl(env, 'CRAFT_API_URL'),
+    craftApiUrl,
     craftToken: readOptionalString(env, 'CRAFT_TOKEN'),
     craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),
     siteHandle: readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN),
@@ -95,6 +114,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       pageTtlMs: readInteger(env, 'PAGE_CACHE_TTL_MS', 30_000, 0, 86_400_000),
     },
     redirects: parseRedirects(readOptionalString(env, 'REDIRECTS')),
+    frameAncestors: readOriginList(env, 'CMS_ORIGIN') ?? (craftApiUrl ? [craftApiUrl.origin] : []),
+    connectSources: readOriginList(env, 'CONNECT_SRC') ?? [],
     purgeSecret: readOptionalString(env, 'PURGE_SECRET'),
     rateLimit: {
       apiMax: readInteger(env, 'API_RATE_LIMIT', 600, 1, 1_000_000),

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { renderToPipeableStream } from 'react-dom/server'
-import { CACHE_STATUS_HEADER } from '../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { type ClientConfig, Document } from './document.tsx'
 import type { DeferredData } from './screens/types.ts'
@@ -38,6 +39,7 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
       }
     }
     const body = new PassThrough()
+    const nonce = randomBytes(16).toString('base64')
     body.on('close', finish)
     let failed = false
     const start = (): void => {
@@ -47,6 +49,7 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
         .type('text/html; charset=utf-8')
         .header('cache-control', payload.preview || status !== 200 ? 'private, no-store' : 'public, max-age=0, must-revalidate')
       if (options.cacheStatus) reply.header(CACHE_STATUS_HEADER, options.cacheStatus)
+      reply.header(CSP_NONCE_HEADER, nonce)
       if (payload.preview || status !== 200) reply.header('x-robots-tag', 'noindex')
       reply.send(body)
       stream.pipe(body)
@@ -55,6 +58,7 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
       <Document payload={payload} deferred={options.deferred} stylesheet={options.stylesheet} client={options.client} />,
       {
         ...(options.clientEntry ? { bootstrapModules: [options.clientEntry] } : {}),
+        nonce,
         onShellReady() {
           if (!options.waitForAll) start()
         },

@@ -78,6 +78,8 @@ export const BUILD_META_PREFIX = '/builds/meta/'
 // Headers between the services
 export const REQUEST_ID_HEADER = 'x-request-id'
 export const CACHE_STATUS_HEADER = 'x-cache'
+/** The renderer tells the gateway the nonce of a page's inline scripts; it never reaches the visitor. */
+export const CSP_NONCE_HEADER = 'x-csp-nonce'
 
 /** Global set with navigation, contact details and footer. */
 export const SITE_SETTINGS_HANDLE = 'siteSettings'

@@ -69,3 +69,39 @@ t.test('rate limits on /api and the purge endpoint', async (t) => {
   await page.body.dump()
   t.equal(page.statusCode, 200, 'pages are not limited')
 })
+
+t.test('security headers; a CSP with a fresh nonce per streamed page and hashes for cached ones', async (t) => {
+  const system = await startSystem({ CMS_ORIGIN: 'https://cms.havenborg.example' })
+  t.teardown(() => system.close())
+  const fetchPage = async (path: string, headers: Record<string, string> = {}) => {
+    const response = await request(`${system.url}${path}`, { headers })
+    return { headers: response.headers, html: await response.body.text() }
+  }
+  const first = await fetchPage('/')
+  const second = await fetchPage('/')
+  const fresh = String(first.headers['content-security-policy'])
+  const nonce = /'nonce-([^']+)'/.exec(fresh)?.[1]
+  t.ok(nonce, 'a rendered page has a nonce')
+  t.match(first.html, `nonce="${nonce}"`, 'on its inline scripts')
+  t.notMatch(fresh, /unsafe-inline'[^;]*;[^;]*script|script-src[^;]*unsafe-inline/, 'no unsafe-inline for scripts')
+  t.match(fresh, "frame-ancestors 'self' https://cms.havenborg.example", 'only the CMS may frame the site')
+  t.notOk(first.headers['x-csp-nonce'], 'the nonce hand-over header stays internal')
+  const other = await fetchPage('/?ander=1')
+  t.not(/'nonce-([^']+)'/.exec(String(other.headers['content-security-policy']))?.[1], nonce, 'each response its own nonce')
+  t.equal(second.headers['x-cache'], 'HIT')
+  const cached = String(second.headers['content-security-policy'])
+  t.notMatch(cached, 'nonce-', 'a cached page carries no nonce')
+  t.notMatch(second.html, /nonce="/, 'nor any nonce attribute')
+  t.match(cached, /script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')+/, 'its inline scripts are allowed by hash')
+  t.equal(first.headers['x-content-type-options'], 'nosniff')
+  t.equal(first.headers['referrer-policy'], 'strict-origin-when-cross-origin')
+  t.notOk(first.headers['strict-transport-security'], 'no HSTS over plain HTTP')
+})
+
+t.test('HSTS when served over HTTPS behind a trusted proxy', async (t) => {
+  const system = await startSystem({ TRUST_PROXY: 'true' })
+  t.teardown(() => system.close())
+  const response = await request(`${system.url}/healthz`, { headers: { 'x-forwarded-proto': 'https' } })
+  await response.body.dump()
+  t.match(String(response.headers['strict-transport-security']), /max-age=31536000/)
+})

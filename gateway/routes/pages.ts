@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
 import { PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import { markPrivate, resolveToken, setTokenCookie } from '../tokens.ts'
@@ -42,6 +43,8 @@ function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
 
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
+  const csp = (scripts: string[]): string => contentSecurityPolicy(scripts, app.config.frameAncestors, app.config.connectSources)
+
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const url = splitUrl(request.url)
     if (!url) {
@@ -120,7 +123,9 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       const value = rendered.headers[name]
       if (typeof value === 'string') passed[name] = value
     }
+    const nonce = rendered.headers[CSP_NONCE_HEADER]
     reply.code(rendered.statusCode).headers(passed)
+    reply.header('content-security-policy', csp(typeof nonce === 'string' ? [`'nonce-${nonce}'`] : []))
     if (context.preview) {
       app.pageCacheLookups('BYPASS')
       markPrivate(reply)
@@ -133,7 +138,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       if (useCache && rendered.statusCode === 200) {
         const chunks: Buffer[] = []
         rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
-        rendered.body.on('end', () => app.pageCache.store(ticket, cacheKey, 200, passed, Buffer.concat(chunks)))
+        rendered.body.on('end', () => {
+          const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))
+          app.pageCache.store(ticket, cacheKey, 200, { ...passed, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
+        })
       }
     }
     return reply.send(rendered.body)

@@ -4,9 +4,11 @@ import { DEFAULT_SITE_HANDLE as P, TOKEN_STORAGE_KEY } from '../../shared/consta
 import { type WatchedPage, addLink, hydrated, openPage } from '../helpers/browser.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { freePort } from '../helpers/ports.ts'
 
 const store = shippedContent()
-const { system, browser } = await systemWithBrowser(t)
+const cmsPort = await freePort()
+const { system, browser } = await systemWithBrowser(t, { CMS_ORIGIN: `http://localhost:${cmsPort}` })
 
 const waitForH1 = (watched: WatchedPage, title: string) =>
   watched.page.waitForFunction((expected) => document.querySelector('main h1')?.textContent === expected, title)
@@ -128,11 +130,10 @@ t.test('live preview inside the CMS iframe', async (t) => {
     res.writeHead(200, { 'content-type': 'text/html' })
     res.end(`<!DOCTYPE html><title>CMS</title><iframe id="preview" width="1000" height="800" src="${system.url}/over-ons?x-craft-live-preview=abc&token=${token}"></iframe>`)
   })
-  await new Promise<void>((resolve) => cms.listen(0, 'localhost', resolve))
+  await new Promise<void>((resolve) => cms.listen(cmsPort, 'localhost', resolve))
   t.teardown(() => new Promise((resolve) => cms.close(resolve)))
-  const address = cms.address()
   const watched = await openPage(browser)
-  await watched.page.goto(`http://localhost:${typeof address === 'object' && address ? address.port : 0}/`)
+  await watched.page.goto(`http://localhost:${cmsPort}/`)
   const frame = watched.page.frameLocator('#preview')
   await frame.locator('#root[data-hydrated="true"]').waitFor({ state: 'attached' })
   t.equal(await frame.locator('main h1').textContent(), 'Over Havenborg (concept)')

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * The page's Content-Security-Policy. Scripts: the site's own files and the
+ * inline scripts of streamed SSR, by nonce (a fresh page) or by hash (a page
+ * from the cache). Framing: only the site itself and the CMS (live preview).
+ */
+export function contentSecurityPolicy(scripts: string[], frameAncestors: string[], connect: string[]): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${scripts.join(' ')}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ${connect.join(' ')}`.trim(),
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    `frame-ancestors 'self' ${frameAncestors.join(' ')}`.trim(),
+  ].join('; ')
+}
+
+const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)(?![^>]*\btype="application\/(?:json|ld\+json)")[^>]*>([\s\S]*?)<\/script>/g
+const NONCE_ATTRIBUTE = / nonce="[^"]*"/g
+
+/**
+ * A rendered page made fit for the cache: its per-response nonces removed,
+ * and the hashes of its inline scripts to allow them instead.
+ */
+export function forCaching(html: string): { html: string; scriptHashes: string[] } {
+  const stripped = html.replace(NONCE_ATTRIBUTE, '')
+  const hashes = new Set<string>()
+  for (const match of stripped.matchAll(INLINE_SCRIPT)) {
+    hashes.add(`'sha256-${createHash('sha256').update(match[1] ?? '').digest('base64')}'`)
+  }
+  return { html: stripped, scriptHashes: [...hashes] }
+}
