@@ -89,7 +89,7 @@ async function waitFor(url) {
 async function startSystem(name, env) {
   const port = await freePort()
   const rendererPort = await freePort()
-  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, ...env }
+  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', ...env }
   const renderer = start(process.execPath, [join(root, 'dist/renderer.js')], common)
   const gateway = start(process.execPath, [join(root, 'dist/gateway.js')], common)
   await waitFor(`http://127.0.0.1:${port}/healthz`)
