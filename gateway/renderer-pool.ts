@@ -7,6 +7,15 @@ export interface RenderResponse {
   body: Readable
 }
 
+/**
+ * The renderer's address for a page: its origin and the page's path, never a
+ * URL resolved from the path (`//other.host/x` would leave the renderer).
+ */
+export function rendererUrl(base: URL, pathWithQuery: string): string {
+  if (!pathWithQuery.startsWith('/') || pathWithQuery.startsWith('//')) throw new Error('a page path starts with one slash')
+  return `${base.origin}${pathWithQuery}`
+}
+
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
 
 /**
@@ -30,7 +39,7 @@ export class RendererPool {
     for (let attempt = 0; attempt < this.urls.length; attempt++) {
       const base = this.urls[this.next++ % this.urls.length] as URL
       try {
-        const response = await request(new URL(pathWithQuery, base), {
+        const response = await request(rendererUrl(base, pathWithQuery), {
           method: 'GET',
           headers,
           dispatcher: this.agent,

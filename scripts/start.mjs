@@ -5,8 +5,15 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
+
+// Both run on this machine: unless told otherwise, each finds the other on the
+// port it was given, so `PORT=8080 npm start` works without more settings.
+const env = { ...process.env }
+env.RENDERER_URL ??= `http://127.0.0.1:${env.RENDERER_PORT || 3001}`
+env.GATEWAY_URL ??= `http://127.0.0.1:${env.PORT || 3000}`
+
 const children = ['renderer', 'gateway'].map((name) => {
-  const child = spawn(process.execPath, ['--enable-source-maps', join(dist, `${name}.js`)], { stdio: 'inherit', env: process.env })
+  const child = spawn(process.execPath, ['--enable-source-maps', join(dist, `${name}.js`)], { stdio: 'inherit', env })
   child.name = name
   return child
 })

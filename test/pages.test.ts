@@ -1,5 +1,8 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request } from 'undici'
+import { rendererUrl } from '../gateway/renderer-pool.ts'
 import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
 import { FIXED_ARTICLES, FIXED_JOB_PAGES, FIXED_SERVICE_PAGES } from '../shared/routes.ts'
 import { withProduct } from '../shared/sections.ts'
@@ -126,9 +129,29 @@ t.test('a trailing slash redirects to the canonical path, never off-site', async
   t.equal(page.headers.location, '/over-ons')
   await page.body.dump()
   const sneaky = await request(`${system.url}//evil.example/`)
-  t.equal(sneaky.statusCode, 301)
-  t.equal(sneaky.headers.location, '/evil.example')
+  t.equal(sneaky.statusCode, 400, 'a path that reads as another host is refused')
+  t.equal(sneaky.headers.location, undefined)
   await sneaky.body.dump()
+})
+
+t.test('a path that reads as another host never makes the gateway fetch from it', async (t) => {
+  let reached = 0
+  const elsewhere = createServer((_req, res) => {
+    reached++
+    res.writeHead(200, { 'content-type': 'text/html', 'x-csp-nonce': 'chosen' }).end('<script nonce="chosen">alert(1)</script>')
+  })
+  await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => elsewhere.close())
+  const { port } = elsewhere.address() as AddressInfo
+  for (const path of [`//127.0.0.1:${port}/x`, `//127.0.0.1:${port}`, `//127.0.0.1:${port}/x?y=1`, `///127.0.0.1:${port}/x`]) {
+    const answer = await request(`${system.url}${path}`)
+    const html = await answer.body.text()
+    t.equal(answer.statusCode, 400, path)
+    t.notMatch(html, 'alert(1)', `${path}: nothing of the other host`)
+  }
+  t.equal(reached, 0, 'the other host was never asked')
+  t.throws(() => rendererUrl(new URL('http://127.0.0.1:3001'), '//evil.example/x'), 'the pool refuses such a path itself')
+  t.equal(rendererUrl(new URL('http://127.0.0.1:3001/ignored'), '/over-ons?a=1'), 'http://127.0.0.1:3001/over-ons?a=1')
 })
 
 t.test('one request id from gateway to renderer', async (t) => {
@@ -138,5 +161,6 @@ t.test('one request id from gateway to renderer', async (t) => {
   t.ok(system.rendererLogs.lines.some((line) => line.requestId === 'test-id-123'), 'the renderer logs with the same id')
   const bad = await request(`${system.url}/contact`, { headers: { 'x-request-id': 'bad id <script>' } })
   await bad.body.text()
-  t.not(bad.headers['x-request-id'], 'bad id <script>', 'an invalid incoming id is replaced')
+  t.match(bad.headers['x-request-id'], /^[\w-]{8,}$/, 'an invalid incoming id is replaced by a fresh one')
+  t.not(bad.headers['x-request-id'], 'bad id <script>')
 })

@@ -26,14 +26,12 @@ t.test('the renderer needs nothing but GATEWAY_URL', async (t) => {
   t.equal(h1Of(html), titleOf(store, `${DEFAULT_SITE_HANDLE}About`))
 })
 
-t.test('npm start runs both services; SIGTERM stops both cleanly', async (t) => {
+t.test('npm start runs both services, each finding the other from PORT and RENDERER_PORT alone; SIGTERM stops both cleanly', async (t) => {
   const port = await freePort()
   const rendererPort = await freePort()
   const started = startProcess('scripts/start.mjs', {
     PORT: String(port),
     RENDERER_PORT: String(rendererPort),
-    RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
-    GATEWAY_URL: `http://127.0.0.1:${port}`,
   })
   t.teardown(() => started.stop('SIGKILL'))
   await waitForHttp(`http://127.0.0.1:${port}/builds/latest.json`)

@@ -22,7 +22,8 @@ function splitUrl(url: string): SplitUrl | undefined {
   const cut = url.indexOf('?')
   const rawPath = cut === -1 ? url : url.slice(0, cut)
   const search = cut === -1 ? '' : url.slice(cut)
-  if (rawPath.length > MAX_PATH_LENGTH || !rawPath.startsWith('/')) return undefined
+  // `//host/…` would read as another origin wherever the path is resolved against a base URL.
+  if (rawPath.length > MAX_PATH_LENGTH || !rawPath.startsWith('/') || rawPath.startsWith('//')) return undefined
   let path: string
   try {
     path = decodeURIComponent(rawPath)
