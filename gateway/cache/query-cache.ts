@@ -73,12 +73,23 @@ export class QueryCache {
         return { answer: entry.answer, status: 'STALE' }
       }
     }
+    const usableStale = entry && now < entry.freshUntil + this.options.staleIfErrorMs ? entry : undefined
+    let answer: UpstreamAnswer
     try {
-      return { answer: await this.flight(key, load, policy), status: 'MISS' }
+      answer = await this.flight(key, load, policy)
     } catch (error) {
-      if (entry && now < entry.freshUntil + this.options.staleIfErrorMs) return { answer: entry.answer, status: 'STALE' }
+      if (usableStale) return { answer: usableStale.answer, status: 'STALE' }
       throw error
     }
+    // An error status or an `errors` answer is a failure too: the last good answer beats it.
+    if (usableStale && !policy.storable(answer)) return { answer: usableStale.answer, status: 'STALE' }
+    return { answer, status: 'MISS' }
+  }
+
+  /** The stored answer of a key, fresh or within the stale-if-error window, without asking the upstream. */
+  peek(key: string): UpstreamAnswer | undefined {
+    const entry = this.lru.get(key)
+    return entry && this.now() < entry.freshUntil + this.options.staleIfErrorMs ? entry.answer : undefined
   }
 
   /** Removes every entry, or those built from any of the given sections; returns how many went. */

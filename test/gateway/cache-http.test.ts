@@ -62,3 +62,32 @@ t.test('stale-while-revalidate over the wire: stale at once, one refresh per key
   t.equal(upstream.calls.length - before, 1, 'one background refresh')
   held.open()
 })
+
+t.test('stale-if-error over the wire: an error status or a dropped connection gets the last good answer', async (t) => {
+  const upstream = await startFaultUpstream()
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
+  t.teardown(async () => {
+    await system.close()
+    await upstream.close()
+  })
+  const post = () =>
+    request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).then(async (r) => ({
+      cache: r.headers['x-cache'],
+      status: r.statusCode,
+      text: await r.body.text(),
+    }))
+  const first = await post()
+  t.equal(first.cache, 'MISS')
+  t.equal(first.status, 200)
+
+  upstream.behave = () => ({ kind: 'answer', status: 503, body: JSON.stringify({ errors: [{ message: 'Service unavailable' }] }) })
+  const afterErrorStatus = await post()
+  t.same(afterErrorStatus, { cache: 'STALE', status: 200, text: first.text }, '503 with errors: the stale answer instead')
+
+  upstream.behave = () => ({ kind: 'destroy' })
+  const afterDrop = await post()
+  t.same(afterDrop, { cache: 'STALE', status: 200, text: first.text }, 'connection dropped: the stale answer instead')
+
+  upstream.behave = () => ({ kind: 'pass' })
+  t.equal((await post()).cache, 'MISS', 'a healthy upstream is asked again')
+})
