@@ -27,10 +27,13 @@ export function documentHash(document: DocumentNode): string {
 }
 
 const SECTION_LITERAL = /section:\s*"([^"]+)"/g
+/** A global set has no section: its handle stands in, so `{"sections":["siteSettings"]}` purges navigation and footer. */
+const GLOBAL_SET_LITERAL = /globalSet\(\s*handle:\s*"([^"]+)"/g
 
 function sectionsOf(query: string, variables: Record<string, unknown>, answer: UpstreamAnswer): string[] {
   const sections = new Set<string>()
   for (const match of query.matchAll(SECTION_LITERAL)) if (match[1]) sections.add(match[1])
+  for (const match of query.matchAll(GLOBAL_SET_LITERAL)) if (match[1]) sections.add(match[1])
   const variable = variables.section
   for (const value of Array.isArray(variable) ? variable : [variable]) if (typeof value === 'string') sections.add(value)
   const walk = (value: unknown): void => {

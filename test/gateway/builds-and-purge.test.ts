@@ -1,5 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
+import { createOperations } from '../../shared/operations.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const system = await startSystem({
@@ -82,6 +84,27 @@ t.test('purge by section only drops that section\'s entries', async (t) => {
   t.equal(payload.headers['x-cache'], 'HIT', 'news is still cached')
   const jobs = await get('/werken-bij/_payload.json')
   t.equal(jobs.headers['x-cache'], 'MISS', 'jobs are fetched again')
+})
+
+t.test('purge by section reaches the global set: siteSettings drops navigation and footer', async (t) => {
+  const operations = createOperations(DEFAULT_SITE_HANDLE)
+  const api = async (query: string) => {
+    const response = await request(`${system.url}/api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables: { site: DEFAULT_SITE_HANDLE } }),
+    })
+    await response.body.dump()
+    return response.headers['x-cache']
+  }
+  await api(operations.SiteSettings)
+  await api(operations.EstablishmentList)
+  t.equal(await api(operations.SiteSettings), 'HIT')
+  const answer = await purge({ sections: [SITE_SETTINGS_HANDLE] }, 'webhook-secret')
+  t.equal(answer.status, 200)
+  t.ok(answer.json.purged >= 1, 'the global set\'s entries went')
+  t.equal(await api(operations.SiteSettings), 'MISS', 'navigation and footer are fetched again')
+  t.equal(await api(operations.EstablishmentList), 'HIT', 'other sections stayed')
 })
 
 t.test('purge needs the secret', async (t) => {
