@@ -88,7 +88,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   app.decorate('cache', cache)
   app.decorate('content', content)
   app.decorate('payloads', new PayloadBuilder(routes, content, config.siteUrl.href.replace(/\/+$/, '')))
-  app.decorate('renderers', new RendererPool(config.rendererUrls, config.renderTimeoutMs))
+  app.decorate(
+    'renderers',
+    new RendererPool(config.rendererUrls, config.renderTimeoutMs, {
+      probeIntervalMs: config.rendererProbeIntervalMs,
+      dnsRefreshMs: config.rendererDnsRefreshMs,
+      onMemberChange: (origin, up, reason) => app.log[up ? 'info' : 'warn']({ renderer: origin, reason }, up ? 'renderer back in turn' : 'renderer skipped'),
+    }),
+  )
   const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
   app.decorate('redirects', redirects)
   app.decorate('pageCache', new PageCache({ maxEntries: config.cache.pageMaxEntries, maxBytes: config.cache.pageMaxBytes, ttlMs: config.cache.pageTtlMs }))

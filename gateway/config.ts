@@ -23,6 +23,10 @@ export interface GatewayConfig {
   trustProxy: boolean
   /** Where the renderer(s) listen. */
   rendererUrls: URL[]
+  /** How often each renderer's /healthz is checked (a failing one is skipped until it passes). */
+  rendererProbeIntervalMs: number
+  /** How often host names in RENDERER_URL are resolved again. */
+  rendererDnsRefreshMs: number
   /** A real Craft GraphQL endpoint; undefined = the embedded content API. */
   craftApiUrl: URL | undefined
   /** The site's default access token, sent as X-Craft-Token when no preview token applies. */
@@ -88,6 +92,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     rendererUrls: readUrlList(env, 'RENDERER_URL', 'http://127.0.0.1:3001'),
+    rendererProbeIntervalMs: readInteger(env, 'RENDERER_PROBE_INTERVAL_MS', 2000, 100, 60_000),
+    rendererDnsRefreshMs: readInteger(env, 'RENDERER_DNS_REFRESH_MS', 5000, 100, 300_000),
     craftApiUrl,
     craftToken: readOptionalString(env, 'CRAFT_TOKEN'),
     craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),

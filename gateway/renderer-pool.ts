@@ -1,10 +1,14 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
+import { RendererUnavailableError } from './errors.ts'
+import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
 export interface RenderResponse {
   statusCode: number
   headers: Record<string, string | string[] | undefined>
   body: Readable
+  /** Filled in once the body has ended (the render's outcome). */
+  trailers: Record<string, string | string[] | undefined>
 }
 
 /**
@@ -18,58 +22,156 @@ export function rendererUrl(base: URL, pathWithQuery: string): string {
 
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
 
+export interface RendererPoolOptions {
+  /** How often every member's /healthz is checked; a member that fails is skipped until it passes again. */
+  probeIntervalMs: number
+  /** How often host names in RENDERER_URL are resolved again (replicas come and go). */
+  dnsRefreshMs: number
+  lookup?: LookupAll
+  onMemberChange?: (origin: string, up: boolean, reason: string) => void
+}
+
+interface Member extends RendererAddress {
+  base: URL
+  /** The configured URL this address came from. */
+  source: string
+  up: boolean
+}
+
+/** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
+function isClosingAnswer(statusCode: number, headers: RenderResponse['headers']): boolean {
+  const type = headers['content-type']
+  return statusCode === 503 && !(typeof type === 'string' && type.startsWith('text/html'))
+}
+
 /**
  * Page renders spread over the renderers round robin on kept-alive
- * connections; a renderer that cannot be reached is skipped and the render
- * tried on the next one.
+ * connections. A renderer that cannot be reached or is closing is marked down
+ * and the render tried on the next one; a down renderer is tried only when no
+ * other is left, and is back in turn once its health check passes.
  */
 export class RendererPool {
   private next = 0
   private readonly agent: Agent
+  private members: Member[] = []
+  private readonly resolved: Promise<void>
+  private readonly timers: NodeJS.Timeout[] = []
+  private probing = false
 
   constructor(
     private readonly urls: readonly URL[],
-    private readonly headersTimeoutMs: number,
+    headersTimeoutMs: number,
+    private readonly options: RendererPoolOptions,
   ) {
     this.agent = new Agent({ connect: { timeout: 2000 }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000 })
+    this.resolved = this.refresh()
+    this.timers.push(setInterval(() => void this.probe(), options.probeIntervalMs))
+    if (urls.some(needsLookup)) this.timers.push(setInterval(() => void this.refresh(), options.dnsRefreshMs))
+    for (const timer of this.timers) timer.unref()
+  }
+
+  /** Current members, for logs and tests. */
+  list(): { origin: string; host: string; up: boolean }[] {
+    return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
   }
 
   async render(pathWithQuery: string, headers: Record<string, string>): Promise<RenderResponse> {
-    let lastError: unknown
-    for (let attempt = 0; attempt < this.urls.length; attempt++) {
-      const base = this.urls[this.next++ % this.urls.length] as URL
+    await this.resolved
+    const members = this.members
+    const start = this.next++
+    const turn = members.map((_, i) => members[(start + i) % members.length] as Member)
+    let lastError: unknown = new RendererUnavailableError()
+    for (const member of [...turn.filter((m) => m.up), ...turn.filter((m) => !m.up)]) {
       try {
-        const response = await request(rendererUrl(base, pathWithQuery), {
+        const response = await request(rendererUrl(member.base, pathWithQuery), {
           method: 'GET',
-          headers,
+          headers: { ...headers, host: member.host },
           dispatcher: this.agent,
         })
-        return { statusCode: response.statusCode, headers: response.headers, body: response.body }
+        if (isClosingAnswer(response.statusCode, response.headers)) {
+          await response.body.dump()
+          this.mark(member, false, 'closing (503)')
+          continue
+        }
+        this.mark(member, true, 'rendered')
+        return { statusCode: response.statusCode, headers: response.headers, body: response.body, trailers: response.trailers }
       } catch (error) {
+        const code = (error as { code?: string }).code ?? ''
+        if (!CONNECT_FAILURES.has(code)) throw error
         lastError = error
-        if (!CONNECT_FAILURES.has((error as { code?: string }).code ?? '')) break
+        this.mark(member, false, code)
       }
     }
     throw lastError
   }
 
-  /** Whether at least one renderer answers its health check. */
+  /** Whether at least one renderer answers its health check; every member's state follows the answers. */
   async healthy(): Promise<boolean> {
+    await this.resolved
     const checks = await Promise.all(
-      this.urls.map(async (base) => {
-        try {
-          const response = await request(new URL('/healthz', base), { dispatcher: this.agent, headersTimeout: 2000, bodyTimeout: 2000 })
-          await response.body.dump()
-          return response.statusCode === 200
-        } catch {
-          return false
-        }
+      this.members.map(async (member) => {
+        const up = await this.check(member)
+        this.mark(member, up, up ? 'health check passed' : 'health check failed')
+        return up
       }),
     )
     return checks.some(Boolean)
   }
 
   async close(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer)
     await this.agent.close()
+  }
+
+  private async check(member: Member): Promise<boolean> {
+    try {
+      const response = await request(new URL('/healthz', member.base), {
+        dispatcher: this.agent,
+        headers: { host: member.host },
+        headersTimeout: 2000,
+        bodyTimeout: 2000,
+      })
+      await response.body.dump()
+      return response.statusCode === 200
+    } catch {
+      return false
+    }
+  }
+
+  private async probe(): Promise<void> {
+    if (this.probing) return
+    this.probing = true
+    try {
+      await this.healthy()
+    } finally {
+      this.probing = false
+    }
+  }
+
+  private mark(member: Member, up: boolean, reason: string): void {
+    if (member.up === up) return
+    member.up = up
+    this.options.onMemberChange?.(member.origin, up, reason)
+  }
+
+  /** Members after a fresh look-up, keeping each known address's state; a name that does not resolve now keeps its last addresses. */
+  private async refresh(): Promise<void> {
+    const lookup = this.options.lookup ?? lookupAll
+    const known = new Map(this.members.map((member) => [member.origin, member]))
+    const lists = await Promise.all(
+      this.urls.map(async (url): Promise<Member[]> => {
+        let addresses: RendererAddress[]
+        try {
+          addresses = await resolveRenderer(url, lookup)
+        } catch {
+          const previous = this.members.filter((member) => member.source === url.href)
+          // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
+          addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
+        }
+        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true })
+      }),
+    )
+    const unique = new Map(lists.flat().map((member) => [member.origin, member]))
+    this.members = [...unique.values()]
   }
 }

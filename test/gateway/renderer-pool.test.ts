@@ -1,0 +1,132 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import t, { type Test } from 'tap'
+import { RendererPool } from '../../gateway/renderer-pool.ts'
+import { freePort } from '../helpers/ports.ts'
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+/** A stand-in renderer: answers pages with its own name, and /healthz as told. */
+async function fakeRenderer(t: Test, host: string, port: number, name: string, page?: Handler): Promise<{ seen: string[]; health: { ok: boolean } }> {
+  const seen: string[] = []
+  const health = { ok: true }
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/healthz') {
+      res.writeHead(health.ok ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
+      return
+    }
+    seen.push(String(req.headers.host))
+    if (page) return page(req, res)
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<p>${name}</p>`)
+  })
+  await new Promise<void>((resolve) => server.listen(port, host, resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    return new Promise((resolve) => server.close(resolve))
+  })
+  return { seen, health }
+}
+
+/** Fastify's exact answer while it closes (return503OnClosing). */
+const closing: Handler = (_req, res) => {
+  res.writeHead(503, { 'content-type': 'application/json', connection: 'close' })
+  res.end('{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}')
+}
+
+async function renderText(pool: RendererPool, path = '/'): Promise<{ status: number; text: string }> {
+  const response = await pool.render(path, { accept: 'text/html' })
+  const chunks: Buffer[] = []
+  for await (const chunk of response.body) chunks.push(chunk as Buffer)
+  return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') }
+}
+
+const options = { probeIntervalMs: 50, dnsRefreshMs: 50 }
+
+t.test('one name resolving to two addresses is two members, each sent the name as Host', async (t) => {
+  const port = await freePort()
+  const a = await fakeRenderer(t, '127.0.0.1', port, 'a')
+  const b = await fakeRenderer(t, '127.0.0.2', port, 'b')
+  const looked: string[] = []
+  const pool = new RendererPool([new URL(`http://renderer.internal:${port}`)], 2000, {
+    ...options,
+    lookup: async (hostname) => {
+      looked.push(hostname)
+      return ['127.0.0.1', '127.0.0.2']
+    },
+  })
+  t.teardown(() => pool.close())
+  const pages = await Promise.all(Array.from({ length: 6 }, () => renderText(pool)))
+  t.same(pages.map((p) => p.text).sort(), ['<p>a</p>', '<p>a</p>', '<p>a</p>', '<p>b</p>', '<p>b</p>', '<p>b</p>'], 'round robin over both addresses')
+  t.same([...new Set([...a.seen, ...b.seen])], [`renderer.internal:${port}`])
+  t.same(looked[0], 'renderer.internal')
+  t.same(pool.list().map((m) => m.origin), [`http://127.0.0.1:${port}`, `http://127.0.0.2:${port}`])
+})
+
+t.test('the look-up is repeated: replicas come and go; a failed look-up keeps the last addresses', async (t) => {
+  const port = await freePort()
+  await fakeRenderer(t, '127.0.0.1', port, 'a')
+  await fakeRenderer(t, '127.0.0.2', port, 'b')
+  let answer: string[] | Error = ['127.0.0.1']
+  const pool = new RendererPool([new URL(`http://renderer.internal:${port}`)], 2000, {
+    ...options,
+    lookup: async () => {
+      if (answer instanceof Error) throw answer
+      return answer
+    },
+  })
+  t.teardown(() => pool.close())
+  t.equal((await renderText(pool)).text, '<p>a</p>')
+  answer = ['127.0.0.1', '127.0.0.2']
+  await new Promise((resolve) => setTimeout(resolve, 150))
+  t.equal(pool.list().length, 2, 'a new replica joins')
+  answer = Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' })
+  await new Promise((resolve) => setTimeout(resolve, 150))
+  t.equal(pool.list().length, 2, 'a DNS hiccup keeps the members')
+})
+
+t.test('IP literals are not looked up', async (t) => {
+  const port = await freePort()
+  await fakeRenderer(t, '127.0.0.1', port, 'a')
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 2000, {
+    ...options,
+    lookup: async () => t.fail('no look-up') as never,
+  })
+  t.teardown(() => pool.close())
+  t.equal((await renderText(pool)).text, '<p>a</p>')
+})
+
+t.test('a closing renderer (JSON 503) is skipped and marked down; a rendered 503 page goes through', async (t) => {
+  const [p1, p2] = [await freePort(), await freePort()]
+  const closingOne = await fakeRenderer(t, '127.0.0.1', p1, 'closing', closing)
+  closingOne.health.ok = false
+  await fakeRenderer(t, '127.0.0.1', p2, 'b')
+  const changes: string[] = []
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${p1}`), new URL(`http://127.0.0.1:${p2}`)], 2000, {
+    probeIntervalMs: 60_000,
+    dnsRefreshMs: 60_000,
+    onMemberChange: (origin, up, reason) => changes.push(`${origin} ${up ? 'up' : 'down'} ${reason}`),
+  })
+  t.teardown(() => pool.close())
+  for (let i = 0; i < 4; i++) t.same(await renderText(pool), { status: 200, text: '<p>b</p>' })
+  t.same(changes, [`http://127.0.0.1:${p1} down closing (503)`])
+  t.equal(closingOne.seen.length, 1, 'tried once, then skipped')
+
+  const [p3] = [await freePort()]
+  await fakeRenderer(t, '127.0.0.1', p3, 'error page', (_req, res) => {
+    res.writeHead(503, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Er is iets misgegaan.</h1>')
+  })
+  const single = new RendererPool([new URL(`http://127.0.0.1:${p3}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
+  t.teardown(() => single.close())
+  t.same(await renderText(single), { status: 503, text: '<h1>Er is iets misgegaan.</h1>' }, 'the CMS being down is not the renderer being down')
+})
+
+t.test('a renderer marked down is back in turn once its health check passes; none left is an error', async (t) => {
+  const port = await freePort()
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 2000, { probeIntervalMs: 50, dnsRefreshMs: 60_000 })
+  t.teardown(() => pool.close())
+  await t.rejects(renderText(pool), { code: 'ECONNREFUSED' }, 'nothing listens yet')
+  t.same(pool.list()[0]?.up, false)
+  await fakeRenderer(t, '127.0.0.1', port, 'a')
+  for (let i = 0; i < 40 && !pool.list()[0]?.up; i++) await new Promise((resolve) => setTimeout(resolve, 25))
+  t.same(pool.list()[0]?.up, true, 'the probe re-admits it')
+  t.equal((await renderText(pool)).text, '<p>a</p>')
+})
