@@ -17,7 +17,7 @@ interface SplitUrl {
   path: string
 }
 
-/** Splits and decodes a request URL; undefined for a path no page can have. */
+/** Splits and decodes a request URL; undefined for a path no page can have or a malformed query. */
 function splitUrl(url: string): SplitUrl | undefined {
   const cut = url.indexOf('?')
   const rawPath = cut === -1 ? url : url.slice(0, cut)
@@ -27,6 +27,8 @@ function splitUrl(url: string): SplitUrl | undefined {
   let path: string
   try {
     path = decodeURIComponent(rawPath)
+    // A query that is not valid percent-encoding would be read differently by every cache and client on the way.
+    decodeURIComponent(search)
   } catch {
     return undefined
   }

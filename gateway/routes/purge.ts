@@ -26,8 +26,9 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
     if (!sameSecret(request.headers[PURGE_SECRET_HEADER], secret)) {
       return reply.code(401).send({ errors: [{ message: 'Wrong or missing purge secret', extensions: { code: 'UNAUTHORIZED' } }] })
     }
-    const body = (request.body ?? {}) as { sections?: unknown }
-    if (typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
+    // No body purges everything; a JSON `null` is a mistake, not a request for that.
+    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown } | null
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
     const { sections } = body
     if (sections !== undefined && (!Array.isArray(sections) || !sections.every((s) => typeof s === 'string' && s.length < 200))) {
       throw new BadRequestError('sections must be a list of section handles')
