@@ -16,6 +16,7 @@ import { type BuildInfo, loadBuildInfo } from './build-info.ts'
 import { PageCache } from './cache/page-cache.ts'
 import { type CacheStatus, QueryCache } from './cache/query-cache.ts'
 import type { GatewayConfig } from './config.ts'
+import { defaultContentSecurityPolicy } from './content-security.ts'
 import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
 import { ContentStore } from './embedded-cms/content-store.ts'
@@ -116,7 +117,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
 
   await app.register(fastifyHelmet, {
-    // Pages get their own policy (pages.ts): nonces or hashes for the inline scripts of streamed SSR.
+    // Pages get their own policy (pages.ts): nonces or hashes for the inline scripts of streamed SSR; every other answer the default one below.
     contentSecurityPolicy: false,
     // frame-ancestors in that policy lets the CMS frame the site for live preview; X-Frame-Options would not.
     frameguard: false,
@@ -127,6 +128,10 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
   app.addHook('onSend', async (request, reply) => {
     if (request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains')
+    if (!reply.hasHeader('content-security-policy')) {
+      const html = String(reply.getHeader('content-type') ?? '').startsWith('text/html')
+      reply.header('content-security-policy', defaultContentSecurityPolicy(html, config.frameAncestors))
+    }
   })
   await app.register(fastifyCookie)
   await app.register(fastifyRateLimit, {

@@ -20,6 +20,24 @@ export function contentSecurityPolicy(scripts: string[], frameAncestors: string[
   ].join('; ')
 }
 
+/**
+ * The policy of every answer that is not a rendered page. HTML (the
+ * gateway's own fallback page) may load the site's stylesheet and be framed
+ * like a page, so a live preview shows it; anything else loads nothing and
+ * is never framed.
+ */
+export function defaultContentSecurityPolicy(html: boolean, frameAncestors: string[]): string {
+  if (!html) return "default-src 'none'; frame-ancestors 'none'"
+  return [
+    "default-src 'none'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors 'self' ${frameAncestors.join(' ')}`.trim(),
+  ].join('; ')
+}
+
 const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)(?![^>]*\btype="application\/(?:json|ld\+json)")[^>]*>([\s\S]*?)<\/script>/g
 const NONCE_ATTRIBUTE = / nonce="[^"]*"/g
 

@@ -7,6 +7,8 @@ export function publicCacheControl(ttlMs: number, staleWhileRevalidateMs: number
 }
 
 export const PRIVATE_NO_STORE = 'private, no-store'
+/** A freshly rendered page: its CSP nonce is for this response alone, so no shared cache may hand it on; the browser may revalidate. */
+export const PRIVATE_NO_CACHE = 'private, no-cache'
 
 /** A weak validator: the same bytes in another encoding are the same page. */
 export function weakEtag(body: string | Buffer): string {

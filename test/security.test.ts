@@ -105,3 +105,81 @@ t.test('HSTS when served over HTTPS behind a trusted proxy', async (t) => {
   await response.body.dump()
   t.match(String(response.headers['strict-transport-security']), /max-age=31536000/)
 })
+
+t.test('every kind of answer has a CSP: pages their own, JSON and files nothing allowed, the fallback page its stylesheet', async (t) => {
+  const system = await startSystem({ CMS_ORIGIN: 'https://cms.havenborg.example' })
+  t.teardown(() => system.close())
+  const fetchKind = async (path: string, init: { method?: 'GET' | 'POST' | 'DELETE'; body?: string } = {}) => {
+    const headers = init.body === undefined ? {} : { 'content-type': 'application/json' }
+    const response = await request(`${system.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body })
+    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
+  }
+  const cspOf = (answer: { headers: Record<string, unknown> }): string => String(answer.headers['content-security-policy'] ?? '')
+  const kinds = {
+    page: await fetchKind('/'),
+    cachedPage: await fetchKind('/'),
+    notFoundPage: await fetchKind('/nergens-te-vinden'),
+    payload: await fetchKind('/over-ons/_payload.json'),
+    apiError: await fetchKind('/api', { method: 'POST', body: '{"query": 1}' }),
+    staticFile: await fetchKind('/styles.css'),
+    image: await fetchKind('/favicon.svg'),
+    fallbackPage: await fetchKind('/%00'),
+    methodNotFound: await fetchKind('/over-ons', { method: 'DELETE' }),
+    health: await fetchKind('/healthz'),
+  }
+  t.equal(kinds.page.status, 200)
+  t.equal(kinds.cachedPage.headers['x-cache'], 'HIT')
+  t.equal(kinds.notFoundPage.status, 404)
+  t.equal(kinds.apiError.status, 400)
+  t.equal(kinds.methodNotFound.status, 404)
+  t.equal(kinds.staticFile.status, 200)
+  t.equal(kinds.fallbackPage.status, 400)
+  t.match(kinds.fallbackPage.body, '<link rel="stylesheet" href="/styles.css">', 'the fallback page is the gateway’s own HTML')
+  for (const [kind, answer] of Object.entries(kinds)) {
+    t.ok(cspOf(answer), `${kind}: has a Content-Security-Policy`)
+    t.notOk(answer.headers['x-frame-options'], `${kind}: no X-Frame-Options (frame-ancestors decides)`)
+    t.equal(answer.headers['x-content-type-options'], 'nosniff', `${kind}: nosniff`)
+  }
+  t.match(cspOf(kinds.page), /script-src 'self' 'nonce-/, 'a rendered page: its own policy with a nonce')
+  t.match(cspOf(kinds.cachedPage), /script-src 'self' 'sha256-/, 'a cached page: hashes')
+  t.match(cspOf(kinds.notFoundPage), /script-src 'self' 'nonce-/, 'the rendered 404 page: a page policy')
+  for (const kind of ['payload', 'apiError', 'staticFile', 'image', 'methodNotFound', 'health'] as const) {
+    t.equal(cspOf(kinds[kind]), "default-src 'none'; frame-ancestors 'none'", `${kind}: allows nothing and is never framed`)
+  }
+  const fallback = cspOf(kinds.fallbackPage)
+  t.match(fallback, /^default-src 'none'/, 'the fallback page: nothing by default')
+  t.match(fallback, /style-src 'self'/, 'but its stylesheet')
+  t.notMatch(fallback, /script-src/, 'and no scripts')
+  t.match(fallback, "frame-ancestors 'self' https://cms.havenborg.example", 'framed like a page (live preview)')
+})
+
+t.test('the Dutch 503 page when no renderer answers has the fallback policy too', async (t) => {
+  const system = await startSystem({ PAGE_CACHE: 'false' })
+  t.teardown(() => system.close())
+  await system.renderer.close()
+  const response = await request(`${system.url}/over-ons`)
+  const html = await response.body.text()
+  t.equal(response.statusCode, 503)
+  t.match(html, 'Er is iets misgegaan.')
+  t.match(String(response.headers['content-security-policy']), /^default-src 'none'; style-src 'self'/)
+  t.notOk(response.headers['x-frame-options'])
+})
+
+t.test('behind a CDN: a page with a nonce is private, the cached page without nonces is public', async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '60000', CACHE_SWR_MS: '600000' })
+  t.teardown(() => system.close())
+  const fresh = await request(`${system.url}/`)
+  const freshHtml = await fresh.body.text()
+  t.equal(fresh.headers['x-cache'], 'MISS')
+  t.match(String(fresh.headers['content-security-policy']), "'nonce-", 'a fresh render has a nonce')
+  t.match(freshHtml, / nonce="/)
+  t.equal(fresh.headers['cache-control'], 'private, no-cache', 'so no shared cache may keep it; the browser revalidates')
+  t.notOk(fresh.headers.etag, 'and it has no ETag: no two fresh renders are the same bytes')
+  const cached = await request(`${system.url}/`)
+  const cachedHtml = await cached.body.text()
+  t.equal(cached.headers['x-cache'], 'HIT')
+  t.equal(cached.headers['cache-control'], 'public, max-age=0, s-maxage=60, stale-while-revalidate=600', 'the same page for everyone: a CDN may keep it')
+  t.notMatch(String(cached.headers['content-security-policy']), 'nonce-')
+  t.notMatch(cachedHtml, / nonce="/)
+  t.match(String(cached.headers.etag), /^W\/"/)
+})

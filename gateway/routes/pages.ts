@@ -4,7 +4,7 @@ import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../share
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
-import { PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
+import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import { markPrivate, resolveToken, setTokenCookie } from '../tokens.ts'
 
 const MAX_PATH_LENGTH = 1024
@@ -136,14 +136,14 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       if (context.fromQuery && context.token) setTokenCookie(reply, context.token)
     } else {
       reply.header(CACHE_STATUS_HEADER, 'MISS')
-      reply.header('cache-control', rendered.statusCode === 200 ? publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs) : PRIVATE_NO_STORE)
-      passed['cache-control'] = reply.getHeader('cache-control') as string
+      reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
       if (useCache && rendered.statusCode === 200) {
         const chunks: Buffer[] = []
         rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
         rendered.body.on('end', () => {
           const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))
-          app.pageCache.store(ticket, cacheKey, 200, { ...passed, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
+          const cacheControl = publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs)
+          app.pageCache.store(ticket, cacheKey, 200, { ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
         })
       }
     }
