@@ -4,6 +4,7 @@ import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
 import { createRouteTable } from '../shared/routes.ts'
 import { shippedContent, slugsOf, titleOf } from './helpers/content.ts'
 import { decodeEntities } from './helpers/html.ts'
+import { startFaultUpstream } from './helpers/fault-upstream.ts'
 import { startSystem } from './helpers/system.ts'
 
 const SITE = 'https://www.havenborg.example'
@@ -74,6 +75,11 @@ t.test('structured data', async (t) => {
     const article = items.find((item) => item['@type'] === 'NewsArticle')
     t.equal(article?.headline, titleOf(store, 'topical', slug), `NewsArticle for ${slug}`)
     t.ok(article?.datePublished && article?.author?.name && article?.image?.[0]?.startsWith(SITE))
+    const crumbs = items.find((item) => item['@type'] === 'BreadcrumbList')
+    const trail = crumbs?.itemListElement.map((item: { item: string }) => item.item)
+    t.same(trail?.slice(0, 2), [`${SITE}/`, `${SITE}/actueel`], `breadcrumbs on article ${slug} start at home and the news`)
+    t.equal(trail?.at(-1), article?.mainEntityOfPage, `the last crumb is article ${slug}`)
+    t.equal(trail?.length, 3, `three crumbs on article ${slug}`)
   }
   const offices = jsonLd((await get('/kantoren')).html).filter((item) => item['@type'] === 'InsuranceAgency')
   t.equal(offices.length, slugsOf(store, 'establishments').length, 'every office')
@@ -85,21 +91,49 @@ t.test('structured data', async (t) => {
   )
 })
 
-t.test('sitemap.xml lists every public page and every slug once, with lastmod', async (t) => {
+t.test('sitemap.xml lists every canonical address once, each with lastmod, and nothing that points elsewhere', async (t) => {
+  const routes = createRouteTable(P)
   const sitemap = await get('/sitemap.xml')
   t.equal(sitemap.status, 200)
   t.match(String(sitemap.headers['content-type']), /xml/)
-  const locs = [...sitemap.html.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1])
+  const urls = [...sitemap.html.matchAll(/<url>([\s\S]*?)<\/url>/g)].map((m) => m[1] ?? '')
+  const locs = urls.map((url) => /<loc>([^<]+)<\/loc>/.exec(url)?.[1])
+  t.ok(urls.length > 0)
   t.equal(new Set(locs).size, locs.length, 'no duplicates')
-  for (const path of ['/', '/over-ons', '/contact', '/werken-bij', '/actueel', '/kantoren', '/onze-dienstverlening', '/privacy']) {
-    t.ok(locs.includes(`${SITE}${path === '/' ? '/' : path}`), `lists ${path}`)
-  }
-  t.notOk(locs.includes(`${SITE}/about`), 'not the aliases')
+  for (const [i, url] of urls.entries()) t.match(url, /<lastmod>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z<\/lastmod>/, `${locs[i]} has a lastmod`)
+
+  const canonical = routes.canonicalStaticPaths()
+  for (const path of canonical) t.ok(locs.includes(`${SITE}${path}`), `lists ${path}`)
+  for (const path of routes.staticPaths().filter((path) => !canonical.includes(path))) t.notOk(locs.includes(`${SITE}${path}`), `not the alias ${path}`)
   for (const slug of slugsOf(store, 'jobs')) t.ok(locs.some((loc) => loc?.endsWith(`/${slug}`)), `lists job ${slug}`)
   for (const slug of slugsOf(store, 'topical')) t.ok(locs.some((loc) => loc?.endsWith(`/${slug}`)), `lists article ${slug}`)
   for (const slug of slugsOf(store, 'services')) t.ok(locs.includes(`${SITE}/onze-dienstverlening/${slug}`), `lists service ${slug}`)
   t.notMatch(sitemap.html, /concept-nieuwsbericht/, 'no drafts')
-  t.match(sitemap.html, /<url><loc>https:\/\/www\.havenborg\.example\/over-ons<\/loc><lastmod>\d{4}-\d\d-\d\dT/, 'lastmod from the CMS')
+  t.match(sitemap.html, /<url><loc>https:\/\/www\.havenborg\.example\/over-ons<\/loc><lastmod>2026-10-01T08:00:00\.000Z<\/lastmod>/, 'lastmod is the entry\'s dateUpdated')
+
+  // /services, /onze-dienstverlening and /content are distinct entries that name
+  // themselves canonical, so they belong here; an alias would fail this check.
+  for (const loc of locs) {
+    const page = await get((loc ?? '').slice(SITE.length))
+    t.equal(page.status, 200, `${loc} answers 200`)
+    t.equal(canonicalOf(page.html), loc, `${loc} names itself canonical`)
+  }
+})
+
+t.test('when the CMS answers with errors and no data, the sitemap still lists the canonical addresses, briefly cached', async (t) => {
+  const upstream = await startFaultUpstream()
+  const down = await startSystem({ SITE_URL: SITE, CRAFT_API_URL: upstream.url, QUERY_CACHE: 'false' })
+  t.teardown(async () => {
+    await down.close()
+    await upstream.close()
+  })
+  upstream.behave = (call) => (call.operationName === 'Sitemap' ? { kind: 'answer', status: 200, body: JSON.stringify({ errors: [{ message: 'Internal server error' }], data: null }) } : { kind: 'pass' })
+  const response = await request(`${down.url}/sitemap.xml`)
+  const xml = await response.body.text()
+  t.equal(response.statusCode, 200)
+  const locs = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1])
+  t.same(locs, createRouteTable(P).canonicalStaticPaths().map((path) => `${SITE}${path}`))
+  t.equal(response.headers['cache-control'], 'public, max-age=30')
 })
 
 t.test('robots.txt points to the sitemap and keeps previews out', async (t) => {

@@ -30,19 +30,29 @@ export async function seoRoutes(app: FastifyInstance, options: { routes: RouteTa
       preview: false,
       requestId: request.id,
     })
-    const entries = (answer.body.data?.entries ?? []) as SitemapEntry[]
+    const entries = answer.body.data?.entries as SitemapEntry[] | undefined
+    // Only addresses a live entry stands behind, each with the date of that entry:
+    // a single without its entry is a 404, and an alias is never listed, only the
+    // canonical address it points to. When the CMS answers without data (errors
+    // only), the route table's canonical addresses, so the sitemap is never empty.
     const lastmod = new Map<string, string | null>()
-    for (const path of options.routes.canonicalStaticPaths()) lastmod.set(path, null)
-    for (const entry of entries) {
-      const path = pathOf(entry, options.routes)
-      if (path) lastmod.set(path, entry.dateUpdated)
+    if (entries) {
+      const dated = new Map<string, string | null>()
+      for (const entry of entries) {
+        const path = pathOf(entry, options.routes)
+        if (path) dated.set(path, entry.dateUpdated)
+      }
+      for (const path of options.routes.canonicalStaticPaths()) if (dated.has(path)) lastmod.set(path, dated.get(path) ?? null)
+      for (const [path, date] of dated) lastmod.set(path, date)
+    } else {
+      for (const path of options.routes.canonicalStaticPaths()) lastmod.set(path, null)
     }
     const urls = [...lastmod.entries()]
       .map(([path, date]) => `  <url><loc>${xmlEscape(`${siteUrl}${path}`)}</loc>${date ? `<lastmod>${xmlEscape(new Date(date).toISOString())}</lastmod>` : ''}</url>`)
       .join('\n')
     return reply
       .header('x-cache', status)
-      .header('cache-control', 'public, max-age=300')
+      .header('cache-control', entries ? 'public, max-age=300' : 'public, max-age=30')
       .type('application/xml; charset=utf-8')
       .send(`<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`)
   })
