@@ -62,12 +62,14 @@ const chrome = await chromeLauncher.launch({
   chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 })
 const results = {}
+let benchmarkIndex
 mkdirSync(join(root, 'lighthouse'), { recursive: true })
 try {
   for (const path of PAGES) {
     const url = `http://localhost:${port}${path}`
     const run = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES })
     writeFileSync(join(root, 'lighthouse', `${path.replace(/\W+/g, '-').replace(/^-|-$/g, '') || 'home'}.report.json`), run.report)
+    benchmarkIndex ??= run.lhr.environment.benchmarkIndex
     results[path] = Object.fromEntries(CATEGORIES.map((category) => [category, Math.round((run.lhr.categories[category]?.score ?? 0) * 100)]))
     const failing = Object.values(run.lhr.audits).filter((audit) => audit.score !== null && audit.score < 1 && audit.scoreDisplayMode !== 'informative' && audit.scoreDisplayMode !== 'manual')
     results[path].notes = failing.map((audit) => `${audit.id}: ${audit.displayValue ?? audit.score}`).slice(0, 12)
@@ -77,7 +79,7 @@ try {
   await chrome.kill()
   stop()
 }
-writeFileSync(join(root, 'lighthouse/scores.json'), `${JSON.stringify({ date: new Date().toISOString(), settings: 'mobile (Lighthouse default)', pages: results }, null, 2)}\n`)
+writeFileSync(join(root, 'lighthouse/scores.json'), `${JSON.stringify({ date: new Date().toISOString(), settings: 'mobile (Lighthouse default)', benchmarkIndex, pages: results }, null, 2)}\n`)
 const below = Object.entries(results).flatMap(([path, scores]) =>
   CATEGORIES.filter((category) => scores[category] < MINIMUM).map((category) => `${path} ${category} ${scores[category]}`),
 )
