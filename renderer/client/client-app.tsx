@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { useLocation, useNavigate } from 'react-router-dom'
+import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { AppRoot, pageMeta } from '../app-root.tsx'
@@ -12,6 +12,7 @@ import { LoadingIndicator } from './loading-indicator.ts'
 import type { PayloadLoader } from './payload-loader.ts'
 import { subscribeToChanges } from './live-updates.ts'
 import { guardedFullLoad } from './reload-guard.ts'
+import { RENDER_FAILED_MESSAGE, RenderErrorBoundary } from './render-error-boundary.tsx'
 import { type ScreenLoader, loadScreen } from './screen-chunks.ts'
 
 export interface ClientAppProps {
@@ -31,11 +32,13 @@ interface View {
   /** The location this view belongs to. */
   key: string
   hash: string
+  /** Shown by a client navigation: scroll and move focus once it is on screen. */
+  navigated?: boolean
   /** Fresh data for the page already shown (live preview): keep scroll position and focus. */
   refreshed?: boolean
 }
 
-const isBot = (): boolean => BOT_USER_AGENT_PATTERN.test(navigator.userAgent)
+export const isBot = (): boolean => BOT_USER_AGENT_PATTERN.test(navigator.userAgent)
 
 function scrollBehaviour(): ScrollBehavior {
   return window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'instant' : DEFAULT_SCROLL_BEHAVIOUR
@@ -81,7 +84,9 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   const [view, setView] = useState<View>({ payload: initial, deferred, key: locationKey, hash: location.hash })
   const [loading, setLoading] = useState<LoadingState>(IDLE_LOADING)
   const indicator = useMemo(() => new LoadingIndicator(setLoading), [])
-  const navigated = useRef(false)
+  const navigationType = useNavigationType()
+  /** The last view that rendered: what a crawler keeps when the next one throws. */
+  const shown = useRef(view)
 
   useEffect(() => {
     document.getElementById(ROOT_ID)?.setAttribute('data-hydrated', 'true')
@@ -93,8 +98,10 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       if (location.hash !== view.hash) setView((current) => ({ ...current, hash: location.hash }))
       return
     }
-    let cancelled = false
     const { pathname, search, hash } = location
+    // Back and forward after a new deployment load the page from the server too, like a click.
+    if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
+    let cancelled = false
     indicator.start()
     loader
       .load(pathname, search)
@@ -106,8 +113,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
         (payload) => {
           if (cancelled) return
           indicator.finish()
-          navigated.current = true
-          setView({ payload, deferred: null, key: locationKey, hash })
+          setView({ payload, deferred: null, key: locationKey, hash, navigated: true })
         },
         (error: unknown) => {
           if (cancelled) return
@@ -118,12 +124,12 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
             return
           }
           if (isBot()) return
-          navigated.current = true
           setView({
             payload: failurePayload(pathname, `${pathname}${search}`, view.payload, 'De pagina kon niet worden geladen.'),
             deferred: null,
             key: locationKey,
             hash,
+            navigated: true,
           })
         },
       )
@@ -131,21 +137,6 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       cancelled = true
     }
   }, [locationKey, location.hash])
-
-  // After a client navigation: title, scroll position and focus for screen readers.
-  useLayoutEffect(() => {
-    document.title = pageMeta(view.payload).title
-    if (!navigated.current || view.refreshed) return
-    const behavior = scrollBehaviour()
-    const anchor = view.hash ? document.getElementById(decodeURIComponent(view.hash.slice(1))) : null
-    if (anchor) anchor.scrollIntoView({ behavior, block: 'start' })
-    else window.scrollTo({ top: 0, left: 0, behavior })
-    const heading = document.querySelector('main h1')
-    if (heading instanceof HTMLElement) {
-      heading.tabIndex = -1
-      heading.focus({ preventScroll: true })
-    }
-  }, [view])
 
   // Live preview: when the CMS says content changed, show the current page's fresh payload.
   const current = useRef(view)
@@ -212,9 +203,45 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
     }
   }, [onClick, onIntent])
 
+  const onShown = useCallback((shownView: View) => {
+    shown.current = shownView
+  }, [])
+
   return (
     <LoadingContext.Provider value={loading}>
-      <AppRoot payload={view.payload} deferred={view.deferred} screens={screens} />
+      <RenderErrorBoundary resetKey={view} fallback={() => <FailedPage view={view} shown={shown.current} screens={screens} />}>
+        <Page view={view} screens={screens} onShown={onShown} />
+      </RenderErrorBoundary>
     </LoadingContext.Provider>
   )
+}
+
+/** A view on screen; once it has rendered: the title and, after a client navigation, scroll position and focus for screen readers. */
+function Page({ view, screens, onShown }: { view: View; screens: ScreenRegistry; onShown?: (view: View) => void }) {
+  useLayoutEffect(() => {
+    document.title = pageMeta(view.payload).title
+    onShown?.(view)
+    if (!view.navigated || view.refreshed) return
+    const behavior = scrollBehaviour()
+    const anchor = view.hash ? document.getElementById(decodeURIComponent(view.hash.slice(1))) : null
+    if (anchor) anchor.scrollIntoView({ behavior, block: 'start' })
+    else window.scrollTo({ top: 0, left: 0, behavior })
+    const heading = document.querySelector('main h1')
+    if (heading instanceof HTMLElement) {
+      heading.tabIndex = -1
+      heading.focus({ preventScroll: true })
+    }
+  }, [view])
+  return <AppRoot payload={view.payload} deferred={view.deferred} screens={screens} />
+}
+
+/** A view that threw while rendering: people get the error page, crawlers keep the page they had (the error is only logged). */
+function FailedPage({ view, shown, screens }: { view: View; shown: View; screens: ScreenRegistry }) {
+  const replacement = useMemo<View>(() => {
+    if (isBot()) return { ...shown, refreshed: true }
+    const [path = view.key] = view.key.split('?')
+    const payload = failurePayload(path, view.key, shown.payload, RENDER_FAILED_MESSAGE)
+    return { payload, deferred: null, key: view.key, hash: view.hash, ...(view.navigated ? { navigated: true } : {}) }
+  }, [view, shown])
+  return <Page view={replacement} screens={screens} />
 }

@@ -1,15 +1,17 @@
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { BrowserRouter } from 'react-router-dom'
-import type { PagePayload } from '../../shared/payload.ts'
+import { type PagePayload, errorPayload } from '../../shared/payload.ts'
+import { AppRoot } from '../app-root.tsx'
 import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID } from '../document-ids.ts'
 import type { ScreenRegistry } from '../screens/registry.ts'
 import type { DeferredData } from '../screens/types.ts'
 import { watchBuilds } from './build-watcher.ts'
-import { ClientApp } from './client-app.tsx'
+import { ClientApp, isBot } from './client-app.tsx'
 import { PayloadLoader } from './payload-loader.ts'
 import { setUpToken } from './preview-token.ts'
 import { guardedFullLoad } from './reload-guard.ts'
+import { RENDER_FAILED_MESSAGE } from './render-error-boundary.tsx'
 import { SCREEN_CHUNKS, loadScreen } from './screen-chunks.ts'
 
 function readJson<T>(id: string): T | undefined {
@@ -41,7 +43,7 @@ async function start(): Promise<void> {
   const loader = new PayloadLoader(token)
   const builds = watchBuilds(config.buildId, config.buildPollIntervalMs)
   startTransition(() => {
-    hydrateRoot(
+    const root = hydrateRoot(
       container,
       <StrictMode>
         <BrowserRouter>
@@ -56,6 +58,23 @@ async function start(): Promise<void> {
           />
         </BrowserRouter>
       </StrictMode>,
+      {
+        // Past the app's own error boundary React has unmounted everything: without this the page would be blank.
+        onUncaughtError(error) {
+          console.error('[render] uncaught error', error)
+          if (isBot()) return
+          const { pathname, search } = window.location
+          const failure = errorPayload({
+            path: pathname,
+            fullPath: `${pathname}${search}`,
+            statusCode: 500,
+            message: RENDER_FAILED_MESSAGE,
+            preview: payload.preview,
+            siteUrl: payload.siteUrl,
+          })
+          queueMicrotask(() => root.render(<AppRoot payload={failure} deferred={null} screens={{}} />))
+        },
+      },
     )
   })
 }

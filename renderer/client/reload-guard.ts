@@ -17,6 +17,9 @@ export function mayReload(path: string, now = Date.now()): boolean {
 /** A full page load of `href`, unless the guard says this path was reloaded a moment ago. */
 export function guardedFullLoad(href: string, path: string): boolean {
   if (!mayReload(path)) return false
-  window.location.assign(href)
+  const target = new URL(href, window.location.href)
+  // Assigning the address already shown with a #hash would only scroll, not load.
+  if (target.href === window.location.href) window.location.reload()
+  else window.location.assign(target.href)
   return true
 }
