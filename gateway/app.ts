@@ -13,6 +13,7 @@ import { counter, histogram, setUpMetrics } from '../shared/metrics.ts'
 import { createOperations } from '../shared/operations.ts'
 import { createRouteTable } from '../shared/routes.ts'
 import { type BuildInfo, loadBuildInfo } from './build-info.ts'
+import { cacheStatusOrBypass } from './cache/cache-status.ts'
 import { PageCache } from './cache/page-cache.ts'
 import { type CacheStatus, QueryCache } from './cache/query-cache.ts'
 import type { GatewayConfig } from './config.ts'
@@ -107,6 +108,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   app.addHook('onSend', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id)
   })
+  app.addHook('onSend', cacheStatusOrBypass)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
