@@ -7,6 +7,7 @@ import { histogram, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
 import type { RendererConfig } from './config.ts'
 import { GatewayClient } from './gateway-client.ts'
+import { preloadsFor, readModulePreloads } from './module-preloads.ts'
 import { renderPage } from './render.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -35,6 +36,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   const app = Fastify({ ...loggingOptions(config.logLevel, options.logStream), return503OnClosing: true })
   const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
   const assets = builtAssets(config.distDir)
+  const modulePreloads = readModulePreloads(config.distDir, assets.clientEntry)
   const client = {
     buildId: assets.id,
     buildPollIntervalMs: config.buildPollIntervalMs,
@@ -99,6 +101,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       waitForAll: BOT_USER_AGENT_PATTERN.test(userAgent),
       stylesheet: assets.stylesheet,
       clientEntry: assets.clientEntry,
+      modulePreloads: preloadsFor(modulePreloads, payload.screen),
       client,
       timeoutMs: config.renderTimeoutMs,
       log: request.log,

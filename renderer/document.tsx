@@ -1,3 +1,4 @@
+import { preloadModule } from 'react-dom'
 import type { SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { FALLBACK_COMPANY_NAME } from './components/site-context.tsx'
@@ -21,10 +22,14 @@ export interface DocumentProps {
   deferred: DeferredData | null
   stylesheet: string
   client: ClientConfig
+  modulePreloads: string[]
+  /** The response's script nonce, for the preload links under the page's Content-Security-Policy. */
+  nonce: string
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet, client }: DocumentProps) {
+export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce }: DocumentProps) {
+  for (const href of modulePreloads) preloadModule(href, { as: 'script', nonce })
   const meta = pageMeta(payload)
   const siteName = (payload.data.site as SiteSettingsData | undefined)?.globalSet?.companyName ?? FALLBACK_COMPANY_NAME
   return (

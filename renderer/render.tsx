@@ -16,6 +16,8 @@ export interface RenderOptions {
   stylesheet: string
   /** Entry module of the browser bundle; absent when the bundle is not built. */
   clientEntry: string | undefined
+  /** Modules of the bundle the page needs before it can hydrate. */
+  modulePreloads: string[]
   client: ClientConfig
   timeoutMs: number
   log: FastifyBaseLogger
@@ -55,7 +57,14 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
       stream.pipe(body)
     }
     const stream = renderToPipeableStream(
-      <Document payload={payload} deferred={options.deferred} stylesheet={options.stylesheet} client={options.client} />,
+      <Document
+        payload={payload}
+        deferred={options.deferred}
+        stylesheet={options.stylesheet}
+        client={options.client}
+        modulePreloads={options.clientEntry ? options.modulePreloads : []}
+        nonce={nonce}
+      />,
       {
         ...(options.clientEntry ? { bootstrapModules: [options.clientEntry] } : {}),
         nonce,

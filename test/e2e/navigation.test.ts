@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { DEFAULT_SITE_HANDLE as P } from '../../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE as P, invalidRouteMessage } from '../../shared/constants.ts'
+import type { PagePayload } from '../../shared/payload.ts'
+import { modulePreloadsOf } from '../../renderer/module-preloads.ts'
 import { type WatchedPage, addLink, hydrated, openPage } from '../helpers/browser.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
@@ -45,6 +48,33 @@ t.test('client navigation loads the payload, keeps the document, moves focus and
   await page.context().close()
 })
 
+t.test('the page lists its screen chunk and the chunks of the entry as modulepreload, and the browser fetches them', async (t) => {
+  const built = JSON.parse(readFileSync(new URL('../../dist/build.json', import.meta.url), 'utf8')) as { assets: { client: string } }
+  const metafile = JSON.parse(readFileSync(new URL('../../dist/client-meta.json', import.meta.url), 'utf8'))
+  const expected = modulePreloadsOf(metafile, built.assets.client)
+  const chunkOf = (screen: string): string => {
+    const output = Object.entries(metafile.outputs as Record<string, { entryPoint?: string }>).find(([, o]) => o.entryPoint?.endsWith(`renderer/screens/${screen}-screen.tsx`))
+    return `/assets/${output?.[0].split('/').pop()}`
+  }
+  t.ok(expected.entry.length > 0, `the entry has static chunks (${expected.entry.length})`)
+  for (const [path, screen, other] of [
+    ['/', 'home', 'page'],
+    ['/over-ons', 'page', 'home'],
+  ] as const) {
+    const watched = await openPage(browser)
+    const response = await watched.page.goto(`${system.url}${path}`)
+    const html = (await response?.text()) ?? ''
+    const preloads = [...html.matchAll(/<link [^>]*rel="modulepreload"[^>]*>/g)].map((tag) => /href="([^"]+)"/.exec(tag[0])?.[1])
+    t.ok(preloads.includes(chunkOf(screen)), `${path}: the ${screen} screen's chunk is preloaded`)
+    t.notOk(preloads.includes(chunkOf(other)), `${path}: not the ${other} screen's`)
+    t.same(expected.entry.filter((chunk) => !preloads.includes(chunk)), [], `${path}: every static chunk of the entry is preloaded`)
+    await hydrated(watched.page)
+    t.ok(watched.requests.includes(`${system.url}${chunkOf(screen)}`), `${path}: the browser fetched the screen's chunk`)
+    t.same(watched.problems, [], `${path}: no console errors (the CSP lets the preloads through)`)
+    await watched.page.context().close()
+  }
+})
+
 t.test('hovering or focusing a link prefetches its payload', async (t) => {
   const watched = await open('/')
   const hovered = watched.page.waitForRequest((request) => request.url().endsWith('/kantoren/_payload.json'))
@@ -58,6 +88,21 @@ t.test('hovering or focusing a link prefetches its payload', async (t) => {
   await watched.page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, `${P}Establishments`))
   t.equal(watched.requests.filter((url) => url.endsWith('/kantoren/_payload.json')).length, before, 'the navigation used the prefetch')
   await watched.page.context().close()
+})
+
+t.test('touching a link prefetches its payload', async (t) => {
+  const watched = await open('/', { hasTouch: true, viewport: { width: 1000, height: 800 } })
+  const { page } = watched
+  const box = await page.locator('nav a[href="/kantoren"]').boundingBox()
+  if (!box) throw new Error('the link is not on screen')
+  const touched = page.waitForRequest((request) => request.url().endsWith('/kantoren/_payload.json'), { timeout: 5000 })
+  // Only the start of a touch: no tap, so no click and no navigation to fetch it instead.
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: box.x + box.width / 2, y: box.y + box.height / 2 }] })
+  await touched
+  t.equal(new URL(page.url()).pathname, '/', 'still on the page: a prefetch, not a navigation')
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchCancel', touchPoints: [] })
+  await page.context().close()
 })
 
 t.test('at most five prefetches run at once', async (t) => {
@@ -129,6 +174,21 @@ t.test('unknown path during client navigation: the 404 page, non-fatal', async (
   t.ok(await sameDocument(watched), 'still the same document')
   t.equal(await page.getAttribute('.error-page', 'data-status'), '404')
   t.match(await page.getAttribute('.loading-bar', 'style'), /background-color: rgb\(0, 114, 227\)/, 'error-page bar colour')
+  await page.context().close()
+})
+
+t.test('a failed route validation during client navigation: the 404 page with Page Not Found', async (t) => {
+  const watched = await open('/')
+  const { page } = watched
+  const path = '/topical/Geen_Slug!'
+  const payloadResponse = page.waitForResponse((response) => response.url().endsWith(`${path}/_payload.json`))
+  await page.click(await addLink(page, path, 'invalid-slug'))
+  const payload = (await (await payloadResponse).json()) as PagePayload
+  t.same(payload.error && { statusCode: payload.error.statusCode, message: payload.error.message }, { statusCode: 404, message: invalidRouteMessage(path) }, `the app's error: ${invalidRouteMessage(path)}`)
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, 'notFound'))
+  t.equal(new URL(page.url()).pathname, path)
+  t.equal(await page.getAttribute('.error-page', 'data-status'), '404', 'the 404 page')
+  t.ok(await sameDocument(watched), 'non-fatal: still the same document')
   await page.context().close()
 })
 
