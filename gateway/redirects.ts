@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { UpstreamAnswer } from './craft/client.ts'
-import type { ContentService } from './craft/content-service.ts'
+import type { ContentService, RunContext } from './craft/content-service.ts'
+import { UpstreamBadResponseError } from './errors.ts'
 import type { RedirectRule } from './build-info.ts'
 import { ConfigError } from '../shared/env.ts'
 
@@ -65,21 +66,32 @@ export class Redirects {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  async rules(): Promise<RedirectRule[]> {
+  /**
+   * The rules as a request sees them: in a preview, asked with the request's
+   * token (so drafts count and every call of the render carries it) and kept
+   * for that request only.
+   */
+  async rules(context: RunContext = { token: this.siteToken, preview: false }, log: FastifyBaseLogger = this.log): Promise<RedirectRule[]> {
     try {
-      const { answer } = await this.content.runNamed('Redirects', { site: this.site }, { token: this.siteToken, preview: false })
+      const { answer } = await this.content.runNamed('Redirects', { site: this.site }, context)
+      if (answer.status < 200 || answer.status >= 300 || !answer.body.data) throw new UpstreamBadResponseError()
+      if (context.preview) return [...this.configured, ...rulesOf(answer)]
       if (answer !== this.lastAnswer) {
         this.lastAnswer = answer
-        const entries = (answer.body.data?.entries ?? []) as RedirectEntry[]
-        this.fromCms = entries.flatMap((entry) => toRule(entry.redirectSrcUrl, entry.redirectDestUrl, entry.redirectHttpCode) ?? [])
+        this.fromCms = rulesOf(answer)
       }
     } catch (error) {
-      this.log.warn({ err: error }, 'redirects from the CMS unavailable; using the configured ones')
+      log.warn({ err: error }, 'redirects from the CMS unavailable; using the last known ones')
     }
     return [...this.configured, ...this.fromCms]
   }
 
-  async match(path: string): Promise<RedirectRule | undefined> {
-    return (await this.rules()).find((rule) => rule.from === path)
+  async match(path: string, context?: RunContext, log?: FastifyBaseLogger): Promise<RedirectRule | undefined> {
+    return (await this.rules(context, log)).find((rule) => rule.from === path)
   }
+}
+
+function rulesOf(answer: UpstreamAnswer): RedirectRule[] {
+  const entries = (answer.body.data?.entries ?? []) as RedirectEntry[]
+  return entries.flatMap((entry) => toRule(entry.redirectSrcUrl, entry.redirectDestUrl, entry.redirectHttpCode) ?? [])
 }

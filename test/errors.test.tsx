@@ -46,8 +46,9 @@ t.test('upstream unreachable: 502, no hang, no crash', async (t) => {
 })
 
 t.test('upstream too slow: 504 within the configured timeout', async (t) => {
+  const timeoutMs = 1000
   const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, UPSTREAM_HEADERS_TIMEOUT_MS: '300' })
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, UPSTREAM_HEADERS_TIMEOUT_MS: String(timeoutMs) })
   let release!: () => void
   const never = new Promise<void>((resolve) => (release = resolve))
   t.teardown(async () => {
@@ -55,10 +56,22 @@ t.test('upstream too slow: 504 within the configured timeout', async (t) => {
     await system.close()
     await upstream.close()
   })
-  upstream.behave = () => ({ kind: 'hold', until: never })
+  const arrivals: { operation: string | undefined; at: number }[] = []
+  upstream.behave = (call) => {
+    arrivals.push({ operation: call.operationName, at: performance.now() })
+    return { kind: 'hold', until: never }
+  }
+  const started = performance.now()
   const page = await get(`${system.url}/disclaimer`)
+  const elapsed = performance.now() - started
   t.equal(page.status, 504)
   t.equal(h1Of(page.html), 'Er is iets misgegaan.')
+  // A bound on behaviour, not a benchmark: one upstream timeout and a wide margin; three in a row (lookup, loaders, retry) exceed it.
+  t.ok(elapsed < timeoutMs * 2 + 500, `answered in ${Math.round(elapsed)} ms with a ${timeoutMs} ms upstream timeout`)
+  const spread = Math.max(...arrivals.map((a) => a.at)) - Math.min(...arrivals.map((a) => a.at))
+  t.ok(spread < timeoutMs / 2, `every call to the CMS started before the first could time out (${Math.round(spread)} ms apart)`)
+  t.ok(arrivals.some((a) => a.operation === 'Redirects'), 'the redirect lookup ran alongside')
+  t.equal(arrivals.filter((a) => a.operation === 'SiteSettings').length, 1, 'the error page asked nothing more of the failing CMS')
 })
 
 t.test('no notFound entry in the CMS: the fixed Dutch heading', async (t) => {

@@ -93,10 +93,10 @@ export class CraftClient {
     try {
       parsed = JSON.parse(raw.toString('utf8'))
     } catch {
-      throw status >= 200 && status < 300 ? new UpstreamBadResponseError() : new UpstreamStatusError(status)
+      throw unusable(status)
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('data' in parsed || 'errors' in parsed)) {
-      throw status >= 200 && status < 300 ? new UpstreamBadResponseError() : new UpstreamStatusError(status)
+      throw unusable(status)
     }
     return { status, body: parsed as GraphQLResponse, raw }
   }
@@ -104,6 +104,12 @@ export class CraftClient {
   async close(): Promise<void> {
     await this.agent.close()
   }
+}
+
+/** The error for an answer that is not GraphQL; an error status is kept for callers that tell a refused token from an outage. */
+function unusable(status: number): Error {
+  if (status >= 200 && status < 300) return new UpstreamBadResponseError()
+  return Object.assign(new UpstreamStatusError(status), { upstreamStatus: status })
 }
 
 function translate(error: unknown): Error {

@@ -26,6 +26,9 @@ export function documentHash(document: DocumentNode): string {
   return createHash('sha256').update(print(document)).digest('hex')
 }
 
+/** How Craft answers a preview token it does not know (400 "Invalid token") or may not use. */
+const REFUSED_TOKEN_STATUSES = new Set([400, 401, 403])
+
 const SECTION_LITERAL = /section:\s*"([^"]+)"/g
 /** A global set has no section: its handle stands in, so `{"sections":["siteSettings"]}` purges navigation and footer. */
 const GLOBAL_SET_LITERAL = /globalSet\(\s*handle:\s*"([^"]+)"/g
@@ -95,6 +98,26 @@ export class ContentService {
     } catch {
       return false
     }
+  }
+
+  /**
+   * Whether Craft accepts a preview token: false only when it refuses it (a 4xx
+   * answer); an unreachable Craft says nothing about the token.
+   */
+  async acceptsToken(token: string, requestId?: string): Promise<boolean> {
+    try {
+      const answer = await this.client.query({ query: '{ ping }', token, requestId })
+      return !REFUSED_TOKEN_STATUSES.has(answer.status)
+    } catch (error) {
+      return !REFUSED_TOKEN_STATUSES.has((error as { upstreamStatus?: number }).upstreamStatus ?? 0)
+    }
+  }
+
+  /** What the cache holds for an operation, without asking Craft; nothing in a preview. */
+  cachedNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): UpstreamAnswer | undefined {
+    const operation = this.byName.get(name)
+    if (!operation || !this.useCache || context.preview) return undefined
+    return this.cache.peek(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID))
   }
 
   runNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {

@@ -118,20 +118,20 @@ export class PayloadBuilder {
     return { payload, cacheStatus: 'BYPASS' }
   }
 
-  /** The upstream failed: an error payload with its status, and the layout data when the cache still has it. */
-  private async failure(request: PayloadRequest, payload: PagePayload, error: ErrorWithStatus): Promise<BuiltPayload> {
+  /**
+   * The upstream failed: an error payload with its status, and the layout data
+   * when the cache still has it. Only the cache: asking a failing CMS again
+   * would add a second upstream timeout to the page.
+   */
+  private failure(request: PayloadRequest, payload: PagePayload, error: ErrorWithStatus): BuiltPayload {
     const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 500 ? error.statusCode : 500
     payload.status = statusCode
     payload.screen = 'error'
     payload.data = {}
     payload.pending = []
     payload.error = { statusCode, message: error.message ?? 'Onbekende fout', fatal: false }
-    try {
-      const site = await this.content.runNamed('SiteSettings', { site: this.routes.product }, request.context)
-      if (site.answer.body.data) payload.data.site = site.answer.body.data
-    } catch {
-      // the layout falls back to the brand name alone
-    }
+    const site = this.content.cachedNamed('SiteSettings', { site: this.routes.product }, request.context)
+    if (site?.body.data) payload.data.site = site.body.data
     return { payload, cacheStatus: 'BYPASS' }
   }
 }

@@ -5,7 +5,9 @@ import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
-import { markPrivate, resolveToken, setTokenCookie } from '../tokens.ts'
+import type { RenderResponse } from '../renderer-pool.ts'
+import { PENDING, settledAtOnce } from '../settled-at-once.ts'
+import { type ResolvedToken, clearTokenCookie, markPrivate, resolveToken, setTokenCookie, withSiteToken } from '../tokens.ts'
 
 const MAX_PATH_LENGTH = 1024
 /** Headers of the renderer's answer that reach the visitor. */
@@ -44,6 +46,12 @@ function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
     .send(fallbackPage(statusCode))
 }
 
+/** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
+function discard(rendered: RenderResponse): void {
+  rendered.body.on('error', () => undefined)
+  rendered.body.destroy()
+}
+
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
   const csp = (scripts: string[]): string => contentSecurityPolicy(scripts, app.config.frameAncestors, app.config.connectSources)
@@ -64,6 +72,12 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return page(request, reply, url)
   }
 
+  /** A failed answer built with the token cookie, because the CMS no longer accepts that token (expired, or from another CMS). */
+  async function refusedCookie(context: ResolvedToken, statusCode: number): Promise<boolean> {
+    if (context.source !== 'cookie' || context.token === undefined || statusCode < 500) return false
+    return !(await app.content.acceptsToken(context.token, context.requestId))
+  }
+
   async function payload(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
     const pagePath = url.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
     const params = new URLSearchParams(url.search)
@@ -73,14 +87,23 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     }
     params.delete(PAYLOAD_PART_PARAM)
     const query = params.toString()
-    const context = resolveToken(request, app.config.craftToken)
-    const { payload: body, cacheStatus } = await app.payloads.build({
-      path: pagePath,
-      fullPath: `${pagePath}${query ? `?${query}` : ''}`,
-      pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined,
-      part,
-      context,
-    })
+    let context = resolveToken(request, app.config.craftToken)
+    const build = () =>
+      app.payloads.build({
+        path: pagePath,
+        fullPath: `${pagePath}${query ? `?${query}` : ''}`,
+        pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined,
+        part,
+        context,
+      })
+    let built = await build()
+    if (await refusedCookie(context, built.payload.status)) {
+      request.log.info('the CMS refused the token cookie; dropped, the live payload instead')
+      clearTokenCookie(reply)
+      context = withSiteToken(context, app.config.craftToken)
+      built = await build()
+    }
+    const { payload: body, cacheStatus } = built
     reply.header(CACHE_STATUS_HEADER, context.preview ? 'BYPASS' : cacheStatus)
     reply.code(body.status).type('application/json; charset=utf-8')
     if (context.preview) markPrivate(reply)
@@ -93,30 +116,54 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   }
 
   async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
-    const redirect = await app.redirects.match(url.path)
-    if (redirect) return reply.redirect(redirect.to, redirect.statusCode)
-
-    const context = resolveToken(request, app.config.craftToken)
+    let context = resolveToken(request, app.config.craftToken)
     const cacheKey = `${url.rawPath}${url.search}`
     const useCache = app.config.cache.pageCache && !context.preview
+    const ticket = app.pageCache.ticket()
+    const render = (): Promise<RenderResponse> => {
+      const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
+      const userAgent = request.headers['user-agent']
+      if (userAgent) headers['user-agent'] = userAgent
+      if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
+      const started = app.renderers.render(`${url.rawPath}${url.search}`, headers)
+      started.catch(() => undefined)
+      return started
+    }
+    const abandon = (rendering: Promise<RenderResponse> | undefined): void => {
+      rendering?.then(discard, () => undefined)
+    }
+
+    // Rules at hand (cached) decide before any render starts; when the CMS must
+    // be asked, the render starts alongside, so a slow CMS costs the page one
+    // upstream timeout, not two in a row.
+    const lookup = app.redirects.match(url.path, context, request.log)
+    const rendering = (await settledAtOnce(lookup)) === PENDING ? render() : undefined
+    const redirect = await lookup
+    if (redirect) {
+      abandon(rendering)
+      return reply.redirect(redirect.to, redirect.statusCode)
+    }
+
     if (useCache) {
       const cached = app.pageCache.get(cacheKey)
       app.pageCacheLookups(cached ? 'HIT' : 'MISS')
       if (cached) {
+        abandon(rendering)
         reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').header('etag', cached.etag)
         return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)
       }
     }
 
-    const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
-    const userAgent = request.headers['user-agent']
-    if (userAgent) headers['user-agent'] = userAgent
-    if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
-
-    const ticket = app.pageCache.ticket()
     let rendered
     try {
-      rendered = await app.renderers.render(`${url.rawPath}${url.search}`, headers)
+      rendered = await (rendering ?? render())
+      if (await refusedCookie(context, rendered.statusCode)) {
+        request.log.info('the CMS refused the token cookie; dropped, the live page instead')
+        discard(rendered)
+        clearTokenCookie(reply)
+        context = withSiteToken(context, app.config.craftToken)
+        rendered = await render()
+      }
     } catch (error) {
       request.log.error({ err: error }, 'no renderer could render the page')
       return sendFallback(reply, 503)
@@ -133,9 +180,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       app.pageCacheLookups('BYPASS')
       markPrivate(reply)
       reply.header(CACHE_STATUS_HEADER, 'BYPASS')
-      if (context.fromQuery && context.token) setTokenCookie(reply, context.token)
+      // A failed render may mean Craft refused the token: no cookie that would then fail every page.
+      if (context.source === 'query' && context.token && rendered.statusCode < 500) setTokenCookie(reply, context.token)
     } else {
-      reply.header(CACHE_STATUS_HEADER, 'MISS')
+      reply.header(CACHE_STATUS_HEADER, useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
       reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
       if (useCache && rendered.statusCode === 200) {
         const chunks: Buffer[] = []

@@ -8,11 +8,12 @@ import { startSystem } from '../helpers/system.ts'
 
 const ABOUT_DRAFT = 'preview-token-about-draft'
 const NEW_ARTICLE = 'preview-token-new-article'
+const SITE_TOKEN = 'site-default-token'
 const DRAFT_ARTICLE = '/topical/concept-nieuwsbericht-renteverandering'
 const liveAbout = titleOf(shippedContent(), `${DEFAULT_SITE_HANDLE}About`)
 
-const upstream = await startFaultUpstream()
-const system = await startSystem({ CRAFT_API_URL: upstream.url })
+const upstream = await startFaultUpstream({ siteToken: SITE_TOKEN })
+const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN })
 t.teardown(async () => {
   await system.close()
   await upstream.close()
@@ -22,10 +23,13 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
   const response = await request(`${system.url}${path}`, { headers })
   return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
 }
+const cacheSizes = () => ({ query: system.gateway.cache.size, pages: system.gateway.pageCache.size })
 
 t.test('a preview shows the draft, privately, and offers the token as a cookie', async (t) => {
   await get('/over-ons')
+  const before = cacheSizes()
   const preview = await get(`/over-ons?x-craft-preview=a1b2&token=${ABOUT_DRAFT}`)
+  t.same(cacheSizes(), before, 'nothing of the preview was stored, in either cache')
   t.equal(preview.status, 200)
   t.equal(h1Of(preview.html), 'Over Havenborg (concept)')
   t.not(h1Of(preview.html), liveAbout)
@@ -51,7 +55,9 @@ t.test('live preview and the cookie work the same way', async (t) => {
   const withCookie = await get('/over-ons', { cookie: `craft_token=${ABOUT_DRAFT}` })
   t.equal(h1Of(withCookie.html), 'Over Havenborg (concept)')
   t.equal(withCookie.headers['cache-control'], 'private, no-store')
+  const before = cacheSizes()
   const payload = await get(`/over-ons/_payload.json?x-craft-preview=1&token=${ABOUT_DRAFT}`)
+  t.same(cacheSizes(), before, 'nothing stored')
   t.equal(payload.headers['x-cache'], 'BYPASS')
   t.equal(payload.headers['cache-control'], 'private, no-store')
   t.match(payload.html, 'Over Havenborg (concept)')
@@ -76,11 +82,65 @@ t.test('two editors with different tokens never see each other\'s drafts', async
 
 t.test('every upstream call of a preview render carries the token', async (t) => {
   const requestId = 'preview-render-1'
+  const first = upstream.calls.length
   await get(`/?x-craft-preview=1&token=${NEW_ARTICLE}`, { 'x-request-id': requestId })
-  const calls = upstream.calls.filter((call) => call.requestId === requestId)
+  const calls = upstream.calls.slice(first)
   t.ok(calls.length >= 3, `several calls (${calls.length})`)
   t.ok(calls.some((call) => call.operationName === 'LatestArticles'), 'including the streamed part')
-  t.ok(calls.every((call) => call.token === NEW_ARTICLE), 'all with the preview token')
+  t.ok(calls.some((call) => call.operationName === 'Redirects'), 'including the redirect lookup')
+  t.same(
+    calls.filter((call) => call.token !== NEW_ARTICLE || call.requestId !== requestId).map((call) => call.operationName),
+    [],
+    'every call made during the render has the preview token and the request id',
+  )
+})
+
+t.test('preview parameters or token headers without a usable token: live content, private, nothing cached', async (t) => {
+  const requests: [string, Record<string, string>][] = [
+    ['/kantoren?x-craft-preview=1', {}],
+    ['/kantoren?x-craft-live-preview=1', {}],
+    ['/kantoren?token=no-preview-marker', {}],
+    ['/kantoren?x-craft-preview=1&token=%3Cnot%20a%20token%3E', {}],
+    ['/kantoren', { 'x-craft-token': SITE_TOKEN }],
+    ['/kantoren', { cookie: `craft_token=${SITE_TOKEN}` }],
+    ['/kantoren', { cookie: 'craft_token=%3Cnot%20a%20token%3E' }],
+    ['/kantoren/_payload.json?x-craft-preview=1', {}],
+    ['/kantoren/_payload.json?token=no-preview-marker', {}],
+    ['/kantoren/_payload.json', { cookie: `craft_token=${SITE_TOKEN}` }],
+  ]
+  const before = cacheSizes()
+  for (const [path, headers] of requests) {
+    for (let round = 0; round < 2; round++) {
+      const answer = await get(path, headers)
+      t.equal(answer.status, 200, `${path} ${JSON.stringify(headers)}`)
+      t.equal(answer.headers['cache-control'], 'private, no-store')
+      t.equal(answer.headers['x-cache'], 'BYPASS')
+    }
+  }
+  t.same(cacheSizes(), before, 'neither the query cache nor the page cache grew')
+  const visitor = await get('/kantoren')
+  t.equal(visitor.headers['x-cache'], 'MISS', 'the plain page was never stored for them')
+  t.ok(cacheSizes().query > before.query, 'while a plain visit does fill the caches')
+})
+
+t.test('a token cookie the CMS refuses is dropped: the live page, not an error on every page', async (t) => {
+  const refused = 'expired-preview-token'
+  const page = await get('/over-ons', { cookie: `craft_token=${refused}` })
+  t.equal(page.status, 200)
+  t.equal(h1Of(page.html), liveAbout)
+  t.equal(page.headers['cache-control'], 'private, no-store', 'still private for this request')
+  const cleared = String(page.headers['set-cookie'])
+  t.match(cleared, /craft_token=;/, 'the cookie is cleared')
+  t.match(cleared, /Expires=Thu, 01 Jan 1970|Max-Age=0/)
+
+  const payload = await get('/over-ons/_payload.json', { cookie: `craft_token=${refused}` })
+  t.equal(payload.status, 200, 'the browser\'s own payload requests too')
+  t.match(String(payload.headers['set-cookie']), /craft_token=;/)
+  t.match(payload.html, liveAbout)
+
+  const fromQuery = await get(`/over-ons?x-craft-preview=1&token=${refused}`)
+  t.equal(fromQuery.status, 502, 'a refused token from the preview link itself is still an error')
+  t.notOk(fromQuery.headers['set-cookie'], 'and is not offered as a cookie')
 })
 
 t.test('tokens never reach a log line', async (t) => {

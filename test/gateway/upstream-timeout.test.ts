@@ -21,8 +21,12 @@ t.test('an upstream past the timeout: 504, and stale-if-error once something is 
     return { status: response.statusCode, cache: response.headers['x-cache'], json: (await response.body.json()) as Record<string, any> }
   }
   upstream.behave = () => ({ kind: 'hold', until: never })
+  const started = performance.now()
   const timedOut = await post()
+  const elapsed = performance.now() - started
   t.equal(timedOut.status, 504)
+  // A bound on behaviour, not a benchmark: the configured timeout and a wide margin (undici checks it on a clock of about a second).
+  t.ok(elapsed < 250 * 3 + 1500, `504 after ${Math.round(elapsed)} ms with a 250 ms upstream timeout`)
   t.equal(timedOut.json.errors[0].extensions.code, 'UPSTREAM_TIMEOUT')
 
   upstream.behave = () => ({ kind: 'pass' })
