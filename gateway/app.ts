@@ -20,6 +20,7 @@ import type { GatewayConfig } from './config.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
+import { setUpDrain } from './drain.ts'
 import { ContentStore } from './embedded-cms/content-store.ts'
 import { liveUpdates } from './embedded-cms/live-updates.ts'
 import { embeddedCms } from './embedded-cms/plugin.ts'
@@ -63,6 +64,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
 
   const metrics = setUpMetrics(app, 'gateway')
+  setUpDrain(app)
   const cacheLookups = counter(metrics.registry, 'cache_lookups_total', 'Cache lookups by cache (query, page) and result (HIT, MISS, STALE, BYPASS)', ['cache', 'result'])
   const upstreamSeconds = histogram(metrics.registry, 'upstream_request_duration_seconds', 'Time of each call to the CMS', ['outcome'])
   const operations = createOperations(config.siteHandle)

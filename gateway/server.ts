@@ -1,3 +1,4 @@
+import { SHUTDOWN_DRAIN_MS } from '../shared/constants.ts'
 import { ConfigError } from '../shared/env.ts'
 import { closeOnSignals } from '../shared/graceful-shutdown.ts'
 import { buildGateway } from './app.ts'
@@ -15,6 +16,13 @@ try {
 }
 
 const app = await buildGateway(config)
-closeOnSignals(() => app.close(), (message) => app.log.info(message))
+closeOnSignals(
+  async () => {
+    const left = await app.drain.settle(SHUTDOWN_DRAIN_MS)
+    app.log.info({ pagesInFlight: left }, left === 0 ? 'pages in flight done; closing' : 'drain deadline passed; closing')
+    await app.close()
+  },
+  (message) => app.log.info(message),
+)
 await app.listen({ host: config.host, port: config.port })
 app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href) }, 'gateway listening')

@@ -91,3 +91,9 @@ export const IMAGE_WIDTHS = [480, 800, 1200] as const
 export const ARTICLES_PER_PAGE = 6
 /** Articles in the home page's "latest news" block. */
 export const HOME_LATEST_ARTICLES = 3
+
+// Shutdown
+/** SIGTERM to exit: what the container runtime waits for before SIGKILL is longer (stop_grace_period). */
+export const SHUTDOWN_DEADLINE_MS = 10_000
+/** How long the gateway waits for pages in flight before it closes, inside the deadline. */
+export const SHUTDOWN_DRAIN_MS = 8000

@@ -1,5 +1,7 @@
+import { SHUTDOWN_DEADLINE_MS } from './constants.ts'
+
 /** Closes a server on SIGTERM/SIGINT: stop accepting, finish what is in flight, exit within the deadline. */
-export function closeOnSignals(close: () => Promise<void>, log: (message: string) => void, deadlineMs = 10_000): void {
+export function closeOnSignals(close: () => Promise<void>, log: (message: string) => void, deadlineMs = SHUTDOWN_DEADLINE_MS): void {
   let closing = false
   const stop = (signal: string): void => {
     if (closing) return

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { PAYLOAD_SUFFIX } from '../shared/constants.ts'
+import { fallbackPage } from './fallback-page.ts'
+import { PRIVATE_NO_STORE } from './http-caching.ts'
+
+/** The catch-all route of pages (routes/pages.ts); payloads share it. */
+const PAGE_ROUTE = '/*'
+const POLL_MS = 25
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    drain: Drain
+  }
+}
+
+/**
+ * Shutdown without cutting pages short. A page in flight still needs the
+ * gateway itself (the renderer fetches `_payload.json`, the embedded CMS is
+ * called over loopback), so the listener stays open while draining: new
+ * pages get 503 and /readyz says so, everything else is still served, and
+ * only when the pages in flight are done does the app close.
+ */
+export class Drain {
+  draining = false
+  inFlight = 0
+
+  /** Stops taking new pages; resolves when the pages in flight are done, or after `deadlineMs`. */
+  async settle(deadlineMs: number): Promise<number> {
+    this.draining = true
+    const until = Date.now() + deadlineMs
+    while (this.inFlight > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    return this.inFlight
+  }
+}
+
+function isPage(request: FastifyRequest): boolean {
+  if (request.routeOptions.url !== PAGE_ROUTE) return false
+  const cut = request.url.indexOf('?')
+  return !(cut === -1 ? request.url : request.url.slice(0, cut)).endsWith(PAYLOAD_SUFFIX)
+}
+
+export function setUpDrain(app: FastifyInstance): void {
+  const drain = new Drain()
+  app.decorate('drain', drain)
+  app.addHook('onRequest', async (request, reply) => {
+    if (drain.draining && request.routeOptions.url === '/readyz') {
+      return reply.code(503).header('cache-control', 'no-store').send({ status: 'draining' })
+    }
+    if (!isPage(request)) return
+    if (drain.draining) {
+      return reply
+        .code(503)
+        .header('cache-control', PRIVATE_NO_STORE)
+        .header('connection', 'close')
+        .type('text/html; charset=utf-8')
+        .send(fallbackPage(503))
+    }
+    drain.inFlight++
+    reply.raw.once('close', () => drain.inFlight--)
+  })
+}
