@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
+import { RENDERER_COMMIT_WINDOW_MS } from '../shared/constants.ts'
+import { afterCommitWindow } from './commit-window.ts'
 import { RendererUnavailableError } from './errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
@@ -93,8 +95,9 @@ export class RendererPool {
           this.mark(member, false, 'closing (503)')
           continue
         }
+        const body = await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
         this.mark(member, true, 'rendered')
-        return { statusCode: response.statusCode, headers: response.headers, body: response.body, trailers: response.trailers }
+        return { statusCode: response.statusCode, headers: response.headers, body, trailers: response.trailers }
       } catch (error) {
         const code = (error as { code?: string }).code ?? ''
         if (!CONNECT_FAILURES.has(code)) throw error

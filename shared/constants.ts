@@ -97,3 +97,10 @@ export const HOME_LATEST_ARTICLES = 3
 export const SHUTDOWN_DEADLINE_MS = 10_000
 /** How long the gateway waits for pages in flight before it closes, inside the deadline. */
 export const SHUTDOWN_DRAIN_MS = 8000
+
+/**
+ * A render's first bytes are held back this long (or until the page is
+ * complete) so that a renderer dying in that time costs a retry elsewhere, not
+ * a broken page; a slower page streams on after it.
+ */
+export const RENDERER_COMMIT_WINDOW_MS = 150

@@ -1,0 +1,41 @@
+import { PassThrough, type Readable } from 'node:stream'
+
+/**
+ * Reads a renderer's answer until it ends or `windowMs` has passed, before a
+ * byte reaches the visitor. A renderer that dies within that time fails here,
+ * while the render can still go to another renderer; once past it (a slow
+ * Suspense boundary) the page streams on and a failure can only cut it short.
+ * The returned stream gives the bytes read so far, then the rest.
+ */
+export async function afterCommitWindow(body: Readable, windowMs: number): Promise<Readable> {
+  const chunks: Buffer[] = []
+  const ended = await new Promise<boolean>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk)
+    }
+    const settle = (): void => {
+      clearTimeout(timer)
+      body.off('data', onData).off('end', onEnd).off('error', onError)
+    }
+    const onEnd = (): void => {
+      settle()
+      resolve(true)
+    }
+    const onError = (error: Error): void => {
+      settle()
+      reject(error)
+    }
+    const timer = setTimeout(() => {
+      settle()
+      body.pause()
+      resolve(false)
+    }, windowMs)
+    body.on('data', onData).once('end', onEnd).once('error', onError)
+  })
+  const out = new PassThrough()
+  for (const chunk of chunks) out.write(chunk)
+  if (ended) return out.end()
+  body.once('error', (error) => out.destroy(error))
+  out.once('close', () => body.destroy())
+  return body.pipe(out)
+}
