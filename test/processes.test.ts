@@ -32,6 +32,7 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
   const started = startProcess('scripts/start.mjs', {
     PORT: String(port),
     RENDERER_PORT: String(rendererPort),
+    PAGE_CACHE: 'false',
   })
   t.teardown(() => started.stop('SIGKILL'))
   await waitForHttp(`http://127.0.0.1:${port}/builds/latest.json`)
@@ -40,8 +41,25 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.equal(h1Of(html), titleOf(store, `${DEFAULT_SITE_HANDLE}Home`))
+
+  // SIGTERM with pages in flight, each needing the gateway's own payload and embedded CMS routes to finish.
+  const home = titleOf(store, `${DEFAULT_SITE_HANDLE}Home`)
+  const answers = Array.from({ length: 30 }, async () => {
+    try {
+      const page = await request(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(10_000), headers: { 'accept-encoding': 'identity' } })
+      const text = await page.body.text()
+      if (page.statusCode === 503 && text.includes('De website is even niet beschikbaar')) return 'refused'
+      return page.statusCode === 200 && text.trimEnd().endsWith('</html>') && h1Of(text) === home ? 'complete' : `broken ${page.statusCode}`
+    } catch (error) {
+      return `failed ${(error as { code?: string }).code}`
+    }
+  })
+  await Promise.race(answers)
+  const signalled = Date.now()
   const code = await started.stop('SIGTERM')
   t.equal(code, 0, 'exits cleanly')
+  t.ok(Date.now() - signalled < 10_000, 'within 10 s')
+  t.same((await Promise.all(answers)).filter((answer) => answer !== 'complete' && answer !== 'refused'), [], 'every page in flight complete, or refused with the Dutch 503; none cut off')
   await t.rejects(request(`http://127.0.0.1:${rendererPort}/healthz`), 'the renderer is gone too')
 })
 
