@@ -130,3 +130,15 @@ t.test('a renderer marked down is back in turn once its health check passes; non
   t.same(pool.list()[0]?.up, true, 'the probe re-admits it')
   t.equal((await renderText(pool)).text, '<p>a</p>')
 })
+
+t.test('localhost through the system resolver: each of its addresses a member, named localhost', async (t) => {
+  const port = await freePort()
+  const a = await fakeRenderer(t, '127.0.0.1', port, 'a')
+  const pool = new RendererPool([new URL(`http://localhost:${port}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
+  t.teardown(() => pool.close())
+  // ::1 too where the host has it; nothing listens there, so that member is skipped.
+  for (let i = 0; i < 3; i++) t.equal((await renderText(pool)).text, '<p>a</p>')
+  t.ok(pool.list().some((m) => m.origin === `http://127.0.0.1:${port}`))
+  t.ok(pool.list().every((m) => m.host === `localhost:${port}`))
+  t.same([...new Set(a.seen)], [`localhost:${port}`])
+})
