@@ -83,11 +83,17 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     }
     const { payload } = fetched
     let deferred: DeferredData | null = null
+    let deferredFailed = false
     if (payload.pending.length > 0) {
       deferred = gateway.payload({ ...call, part: 'deferred' }).then(
-        ({ payload: rest }) => (rest.status === 200 ? rest.data : null),
+        ({ payload: rest }) => {
+          if (rest.status === 200) return rest.data
+          deferredFailed = true
+          return null
+        },
         (error: unknown) => {
           request.log.warn({ err: error }, 'deferred data failed')
+          deferredFailed = true
           return null
         },
       )
@@ -97,6 +103,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     await renderPage(reply, {
       payload,
       deferred,
+      deferredFailed: () => deferredFailed,
       cacheStatus: fetched.cacheStatus,
       waitForAll: BOT_USER_AGENT_PATTERN.test(userAgent),
       stylesheet: assets.stylesheet,

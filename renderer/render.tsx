@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { renderToPipeableStream } from 'react-dom/server'
-import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER } from '../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, RENDER_OUTCOME_TRAILER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { type ClientConfig, Document } from './document.tsx'
 import type { DeferredData } from './screens/types.ts'
@@ -10,6 +10,8 @@ import type { DeferredData } from './screens/types.ts'
 export interface RenderOptions {
   payload: PagePayload
   deferred: DeferredData | null
+  /** Whether the deferred data failed, so the page shows a placeholder instead of it; asked once the page is complete. */
+  deferredFailed: () => boolean
   cacheStatus: string | undefined
   /** Crawlers get the complete HTML before the first byte. */
   waitForAll: boolean
@@ -52,6 +54,7 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
         .header('cache-control', payload.preview || status !== 200 ? 'private, no-store' : 'public, max-age=0, must-revalidate')
       if (options.cacheStatus) reply.header(CACHE_STATUS_HEADER, options.cacheStatus)
       reply.header(CSP_NONCE_HEADER, nonce)
+      reply.trailer(RENDER_OUTCOME_TRAILER, async () => (failed || options.deferredFailed() ? 'degraded' : 'complete'))
       if (payload.preview || status !== 200) reply.header('x-robots-tag', 'noindex')
       reply.send(body)
       stream.pipe(body)

@@ -80,6 +80,12 @@ export const REQUEST_ID_HEADER = 'x-request-id'
 export const CACHE_STATUS_HEADER = 'x-cache'
 /** The renderer tells the gateway the nonce of a page's inline scripts; it never reaches the visitor. */
 export const CSP_NONCE_HEADER = 'x-csp-nonce'
+/**
+ * Trailer of a streamed page, sent after its last byte: `complete`, or
+ * `degraded` when part of it failed after the 200 went out (deferred data,
+ * render timeout). Only complete pages may be cached.
+ */
+export const RENDER_OUTCOME_TRAILER = 'x-render-outcome'
 
 /** Global set with navigation, contact details and footer. */
 export const SITE_SETTINGS_HANDLE = 'siteSettings'

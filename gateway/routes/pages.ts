@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
@@ -187,8 +187,13 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
       if (useCache && rendered.statusCode === 200) {
         const chunks: Buffer[] = []
+        const { trailers } = rendered
         rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
         rendered.body.on('end', () => {
+          if (trailers[RENDER_OUTCOME_TRAILER] !== 'complete') {
+            request.log.warn({ outcome: trailers[RENDER_OUTCOME_TRAILER] ?? 'unknown' }, 'degraded render; not cached')
+            return
+          }
           const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))
           const cacheControl = publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs)
           app.pageCache.store(ticket, cacheKey, 200, { ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
