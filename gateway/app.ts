@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { TLSSocket } from 'node:tls'
 import { join } from 'node:path'
 import { constants as zlib } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
@@ -15,6 +17,7 @@ import { createRouteTable } from '../shared/routes.ts'
 import { type BuildInfo, loadBuildInfo } from './build-info.ts'
 import { cacheStatusOrBypass } from './cache/cache-status.ts'
 import { PageCache } from './cache/page-cache.ts'
+import { createPageCacheHits, serverWithPageCacheHits } from './cache/page-cache-hits.ts'
 import { type CacheStatus, QueryCache } from './cache/query-cache.ts'
 import type { GatewayConfig } from './config.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
@@ -48,6 +51,10 @@ declare module 'fastify' {
   }
 }
 
+const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains'
+/** The catch-all route of pages and payloads (routes/pages.ts), as metrics label it. */
+const PAGE_ROUTE = '/*'
+
 export interface GatewayOptions {
   /** Where log lines go (tests collect them); stdout by default. */
   logStream?: NodeJS.WritableStream
@@ -55,7 +62,10 @@ export interface GatewayOptions {
 
 /** The gateway as a Fastify app; listening is the caller's business. */
 export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<FastifyInstance> {
+  const pageCache = new PageCache({ maxEntries: config.cache.pageMaxEntries, maxBytes: config.cache.pageMaxBytes, ttlMs: config.cache.pageTtlMs })
+  let answerFromPageCache: (request: IncomingMessage, response: ServerResponse) => boolean = () => false
   const app = Fastify({
+    serverFactory: (handler, serverOptions) => serverWithPageCacheHits(handler, serverOptions, (request, response) => answerFromPageCache(request, response)),
     ...loggingOptions(config.logLevel, options.logStream),
     bodyLimit: config.maxBodyBytes,
     routerOptions: { maxParamLength: 1024 },
@@ -102,7 +112,20 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   )
   const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
   app.decorate('redirects', redirects)
-  app.decorate('pageCache', new PageCache({ maxEntries: config.cache.pageMaxEntries, maxBytes: config.cache.pageMaxBytes, ttlMs: config.cache.pageTtlMs }))
+  app.decorate('pageCache', pageCache)
+  if (config.cache.pageCache) {
+    answerFromPageCache = createPageCacheHits({
+      pageCache,
+      accepting: () => !app.drain.draining,
+      isHttps: (request) => (request.socket as TLSSocket).encrypted === true || (config.trustProxy && String(request.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https'),
+      strictTransportSecurity: STRICT_TRANSPORT_SECURITY,
+      onHit: (request, requestId, statusCode) => {
+        metrics.requests.inc({ route: PAGE_ROUTE, method: request.method ?? 'GET', status: String(statusCode) })
+        cacheLookups.inc({ cache: 'page', result: 'HIT' })
+        app.log.info({ requestId, req: request, statusCode, cache: 'HIT' }, 'request completed')
+      },
+    })
+  }
   app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => redirects.rules()))
   app.addHook('onClose', async () => {
     await Promise.all([client.close(), app.renderers.close()])
@@ -131,7 +154,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
   })
   app.addHook('onSend', async (request, reply) => {
-    if (request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains')
+    if (request.protocol === 'https') reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY)
     if (!reply.hasHeader('content-security-policy')) {
       const html = String(reply.getHeader('content-type') ?? '').startsWith('text/html')
       reply.header('content-security-policy', defaultContentSecurityPolicy(html, config.frameAncestors))

@@ -1,3 +1,4 @@
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { LRUCache } from 'lru-cache'
 import { weakEtag } from '../http-caching.ts'
 
@@ -5,9 +6,18 @@ export interface CachedPage {
   statusCode: number
   headers: Record<string, string>
   body: Buffer
+  /** The same bytes encoded once when stored, so a hit never compresses. */
+  gzip?: Buffer
+  brotli?: Buffer
   etag: string
   freshUntil: number
 }
+
+/** Compressing pays off only above this size (as for the compression of live answers). */
+const MIN_ENCODED_BYTES = 1024
+/** Encoded once per stored page: brotli 5 is about 1 ms for a page and within 1 % of quality 9 (12 ms). */
+const BROTLI_QUALITY = 5
+const GZIP_LEVEL = 9
 
 export interface PageCacheOptions {
   maxEntries: number
@@ -30,7 +40,7 @@ export class PageCache {
     this.lru = new LRUCache<string, CachedPage>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
-      sizeCalculation: (page) => Math.max(1, page.body.byteLength + 256),
+      sizeCalculation: (page) => page.body.byteLength + (page.gzip?.byteLength ?? 0) + (page.brotli?.byteLength ?? 0) + 256,
     })
   }
 
@@ -51,7 +61,11 @@ export class PageCache {
 
   store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer): void {
     if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4) return
-    this.lru.set(key, { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs }, { ttl: this.options.ttlMs })
+    const encoded =
+      body.byteLength >= MIN_ENCODED_BYTES
+        ? { gzip: gzipSync(body, { level: GZIP_LEVEL }), brotli: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.byteLength } }) }
+        : {}
+    this.lru.set(key, { statusCode, headers, body, ...encoded, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs }, { ttl: this.options.ttlMs })
   }
 
   clear(): void {

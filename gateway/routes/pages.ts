@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { headersForCache } from '../cache/page-cache-hits.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
@@ -196,7 +197,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
           }
           const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))
           const cacheControl = publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs)
-          app.pageCache.store(ticket, cacheKey, 200, { ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
+          app.pageCache.store(ticket, cacheKey, 200, { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
         })
       }
     }

@@ -1,0 +1,127 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER, TOKEN_COOKIE_NAME } from '../../shared/constants.ts'
+import { requestIdOf } from '../../shared/logging.ts'
+import type { CachedPage, PageCache } from './page-cache.ts'
+
+export interface PageCacheHitOptions {
+  pageCache: PageCache
+  /** False while the gateway drains or is off: Fastify's own route answers then. */
+  accepting: () => boolean
+  /** Whether the request came over HTTPS (directly, or by a trusted proxy's word): then HSTS is sent. */
+  isHttps: (request: IncomingMessage) => boolean
+  strictTransportSecurity: string
+  /** Counts the hit in the metrics and logs it, as the normal route would. */
+  onHit: (request: IncomingMessage, requestId: string, statusCode: number) => void
+}
+
+/** Anything in the address or headers that makes a request a preview (or possibly one): never from the cache. */
+const PREVIEW_MARKERS = [...PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM]
+
+function maybePreview(request: IncomingMessage, url: string): boolean {
+  if (request.headers[CRAFT_TOKEN_HEADER] !== undefined) return true
+  const cookie = request.headers.cookie
+  if (cookie !== undefined && cookie.includes(TOKEN_COOKIE_NAME)) return true
+  const cut = url.indexOf('?')
+  if (cut === -1) return false
+  const query = url.slice(cut).toLowerCase()
+  return PREVIEW_MARKERS.some((marker) => query.includes(marker))
+}
+
+function chooseEncoding(request: IncomingMessage, page: CachedPage): { body: Buffer; encoding?: string } {
+  const accepted = request.headers['accept-encoding']
+  if (typeof accepted === 'string') {
+    if (page.brotli && accepted.includes('br')) return { body: page.brotli, encoding: 'br' }
+    if (page.gzip && accepted.includes('gzip')) return { body: page.gzip, encoding: 'gzip' }
+  }
+  return { body: page.body }
+}
+
+function notModified(request: IncomingMessage, etag: string): boolean {
+  const header = request.headers['if-none-match']
+  if (typeof header !== 'string') return false
+  const bare = etag.replace(/^W\//, '')
+  return header.split(',').some((candidate) => {
+    const value = candidate.trim()
+    return value === '*' || value.replace(/^W\//, '') === bare
+  })
+}
+
+/**
+ * A page-cache hit answered before Fastify sees the request: the cached
+ * bytes (pre-encoded in gzip and brotli) with the headers the rendered page
+ * had, written straight to the socket. A hit then costs little more than
+ * writing bytes. Anything that is not a plain anonymous GET or HEAD of a
+ * cached page returns false and goes through the full route, which applies
+ * the same rules.
+ */
+export function createPageCacheHits(options: PageCacheHitOptions): (request: IncomingMessage, response: ServerResponse) => boolean {
+  return (request, response) => {
+    const method = request.method
+    if ((method !== 'GET' && method !== 'HEAD') || !options.accepting()) return false
+    const url = request.url ?? ''
+    if (url.startsWith('//') || maybePreview(request, url)) return false
+    const page = options.pageCache.get(url)
+    if (!page) return false
+
+    const requestId = requestIdOf(request)
+    const headers: Record<string, string> = { ...page.headers, [CACHE_STATUS_HEADER]: 'HIT', etag: page.etag, vary: 'accept-encoding', [REQUEST_ID_HEADER]: requestId }
+    if (options.isHttps(request)) headers['strict-transport-security'] = options.strictTransportSecurity
+    if (notModified(request, page.etag)) {
+      response.writeHead(304, headers).end()
+      options.onHit(request, requestId, 304)
+      return true
+    }
+    const { body, encoding } = chooseEncoding(request, page)
+    if (encoding) headers['content-encoding'] = encoding
+    headers['content-length'] = String(body.byteLength)
+    response.writeHead(page.statusCode, headers)
+    response.end(method === 'HEAD' ? undefined : body)
+    options.onHit(request, requestId, page.statusCode)
+    return true
+  }
+}
+
+/** Headers that belong to one response, not to the page: never stored with it. */
+const PER_RESPONSE_HEADERS = new Set([
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'date',
+  'connection',
+  'keep-alive',
+  'etag',
+  'vary',
+  'set-cookie',
+  'strict-transport-security',
+  REQUEST_ID_HEADER,
+  CACHE_STATUS_HEADER,
+])
+
+/** The headers of a rendered answer (the security headers included) as a cached page keeps them. */
+export function headersForCache(headers: Record<string, unknown>): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase()
+    if (PER_RESPONSE_HEADERS.has(lower) || value === undefined) continue
+    kept[lower] = Array.isArray(value) ? value.join(', ') : String(value)
+  }
+  return kept
+}
+
+/**
+ * An HTTP server like the one Fastify makes for itself, that first offers
+ * each request to `answer` (the page-cache hits) and hands the rest to Fastify.
+ */
+export function serverWithPageCacheHits(
+  fastifyHandler: (request: IncomingMessage, response: ServerResponse) => void,
+  options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number },
+  answer: (request: IncomingMessage, response: ServerResponse) => boolean,
+): Server {
+  const server = createServer((request, response) => {
+    if (!answer(request, response)) fastifyHandler(request, response)
+  })
+  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
+  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout
+  if (options.connectionTimeout) server.setTimeout(options.connectionTimeout)
+  return server
+}
