@@ -113,7 +113,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
   app.decorate('redirects', redirects)
   app.decorate('pageCache', pageCache)
-  if (config.cache.pageCache) {
+  if (config.cache.pageCache && config.cache.pageCacheFastPath) {
     answerFromPageCache = createPageCacheHits({
       pageCache,
       accepting: () => !app.drain.draining,

@@ -50,6 +50,8 @@ export interface GatewayConfig {
     staleWhileRevalidateMs: number
     staleIfErrorMs: number
     pageCache: boolean
+    /** Page-cache hits answered before Fastify routes the request (off only to measure what that buys). */
+    pageCacheFastPath: boolean
     /** Off: every query goes to the CMS (for measuring what the cache gives). */
     queryCache: boolean
     pageMaxEntries: number
@@ -114,6 +116,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       staleWhileRevalidateMs: readInteger(env, 'CACHE_SWR_MS', 600_000, 0, 86_400_000),
       staleIfErrorMs: readInteger(env, 'CACHE_STALE_IF_ERROR_MS', 86_400_000, 0, 30 * 86_400_000),
       pageCache: readBoolean(env, 'PAGE_CACHE', true),
+      pageCacheFastPath: readBoolean(env, 'PAGE_CACHE_FAST_PATH', true),
       queryCache: readBoolean(env, 'QUERY_CACHE', true),
       pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', 2000, 1, 1_000_000),
       pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
