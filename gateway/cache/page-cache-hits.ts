@@ -27,13 +27,43 @@ function maybePreview(request: IncomingMessage, url: string): boolean {
   return PREVIEW_MARKERS.some((marker) => query.includes(marker))
 }
 
-function chooseEncoding(request: IncomingMessage, page: CachedPage): { body: Buffer; encoding?: string } {
+type Variant = 'identity' | 'gzip' | 'br'
+
+function chooseVariant(request: IncomingMessage, page: CachedPage): Variant {
   const accepted = request.headers['accept-encoding']
   if (typeof accepted === 'string') {
-    if (page.brotli && accepted.includes('br')) return { body: page.brotli, encoding: 'br' }
-    if (page.gzip && accepted.includes('gzip')) return { body: page.gzip, encoding: 'gzip' }
+    if (page.brotli && accepted.includes('br')) return 'br'
+    if (page.gzip && accepted.includes('gzip')) return 'gzip'
   }
-  return { body: page.body }
+  return 'identity'
+}
+
+function bodyOf(page: CachedPage, variant: Variant): Buffer {
+  return (variant === 'br' ? page.brotli : variant === 'gzip' ? page.gzip : undefined) ?? page.body
+}
+
+/**
+ * The header list of each variant of a cached page, made on its first hit:
+ * a hit then only appends its request id (and HSTS) instead of building a
+ * header object from scratch.
+ */
+const headLists = new WeakMap<CachedPage, Partial<Record<Variant | 'not-modified', string[]>>>()
+
+function headList(page: CachedPage, variant: Variant | 'not-modified'): string[] {
+  let lists = headLists.get(page)
+  if (!lists) headLists.set(page, (lists = {}))
+  let list = lists[variant]
+  if (!list) {
+    list = []
+    for (const [name, value] of Object.entries(page.headers)) list.push(name, value)
+    list.push(CACHE_STATUS_HEADER, 'HIT', 'etag', page.etag, 'vary', 'accept-encoding')
+    if (variant !== 'not-modified') {
+      if (variant !== 'identity') list.push('content-encoding', variant)
+      list.push('content-length', String(bodyOf(page, variant).byteLength))
+    }
+    lists[variant] = list
+  }
+  return list
 }
 
 function notModified(request: IncomingMessage, etag: string): boolean {
@@ -64,18 +94,17 @@ export function createPageCacheHits(options: PageCacheHitOptions): (request: Inc
     if (!page) return false
 
     const requestId = requestIdOf(request)
-    const headers: Record<string, string> = { ...page.headers, [CACHE_STATUS_HEADER]: 'HIT', etag: page.etag, vary: 'accept-encoding', [REQUEST_ID_HEADER]: requestId }
-    if (options.isHttps(request)) headers['strict-transport-security'] = options.strictTransportSecurity
-    if (notModified(request, page.etag)) {
+    const modified = !notModified(request, page.etag)
+    const variant = modified ? chooseVariant(request, page) : 'not-modified'
+    const headers = [...headList(page, variant), REQUEST_ID_HEADER, requestId]
+    if (options.isHttps(request)) headers.push('strict-transport-security', options.strictTransportSecurity)
+    if (variant === 'not-modified') {
       response.writeHead(304, headers).end()
       options.onHit(request, requestId, 304)
       return true
     }
-    const { body, encoding } = chooseEncoding(request, page)
-    if (encoding) headers['content-encoding'] = encoding
-    headers['content-length'] = String(body.byteLength)
     response.writeHead(page.statusCode, headers)
-    response.end(method === 'HEAD' ? undefined : body)
+    response.end(method === 'HEAD' ? undefined : bodyOf(page, variant))
     options.onHit(request, requestId, page.statusCode)
     return true
   }
