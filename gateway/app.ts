@@ -9,6 +9,7 @@ import fastifyHelmet from '@fastify/helmet'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import { Gauge, type Registry } from 'prom-client'
 import { API_PATH, EMBEDDED_CMS_PATH, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
 import { counter, histogram, setUpMetrics } from '../shared/metrics.ts'
@@ -18,7 +19,9 @@ import { type BuildInfo, loadBuildInfo } from './build-info.ts'
 import { cacheStatusOrBypass } from './cache/cache-status.ts'
 import { PageCache } from './cache/page-cache.ts'
 import { createPageCacheHits, serverWithPageCacheHits } from './cache/page-cache-hits.ts'
+import { purgeLocally } from './cache/purge-locally.ts'
 import { type CacheStatus, QueryCache } from './cache/query-cache.ts'
+import type { SharedTier } from './cache/shared-tier.ts'
 import type { GatewayConfig } from './config.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { CraftClient } from './craft/client.ts'
@@ -28,6 +31,7 @@ import { ContentStore } from './embedded-cms/content-store.ts'
 import { liveUpdates } from './embedded-cms/live-updates.ts'
 import { embeddedCms } from './embedded-cms/plugin.ts'
 import { PayloadBuilder } from './payload/build-payload.ts'
+import { RenderTags } from './payload/render-tags.ts'
 import { Redirects } from './redirects.ts'
 import { RendererPool } from './renderer-pool.ts'
 import { apiRoutes } from './routes/api.ts'
@@ -48,6 +52,9 @@ declare module 'fastify' {
     pageCache: PageCache
     redirects: Redirects
     pageCacheLookups: (result: CacheStatus) => void
+    /** The shared cache tier on Redis; undefined without REDIS_URL. */
+    sharedCache: SharedTier | undefined
+    renderTags: RenderTags
   }
 }
 
@@ -58,6 +65,39 @@ const PAGE_ROUTE = '/*'
 export interface GatewayOptions {
   /** Where log lines go (tests collect them); stdout by default. */
   logStream?: NodeJS.WritableStream
+}
+
+/** The Redis tier and its metrics; loaded only when REDIS_URL is set. */
+async function startSharedTier(
+  config: GatewayConfig,
+  url: URL,
+  app: FastifyInstance,
+  registry: Registry,
+  onPurge: (tags: readonly string[] | undefined) => void,
+): Promise<SharedTier> {
+  const { SharedTier } = await import('./cache/shared-tier.ts')
+  const lookups = counter(registry, 'shared_cache_lookups_total', 'Lookups in the shared cache tier (Redis) by result (hit, miss, error)', ['result'])
+  const errors = counter(registry, 'redis_errors_total', 'Failed Redis commands and connection errors', [])
+  const tier = new SharedTier({
+    url,
+    commandTimeoutMs: config.redis.commandTimeoutMs,
+    lockMs: config.redis.lockMs,
+    keyPrefix: config.redis.keyPrefix,
+    entryLifetimeMs: config.cache.ttlMs + Math.max(config.cache.staleWhileRevalidateMs, config.cache.staleIfErrorMs),
+    log: app.log,
+    onPurge,
+    onLookup: (result) => lookups.inc({ result }),
+    onCommandError: () => errors.inc(),
+  })
+  new Gauge({
+    name: 'redis_up',
+    help: '1 while both Redis connections (commands, purge channel) are up',
+    registers: [registry],
+    collect() {
+      this.set(tier.up ? 1 : 0)
+    },
+  })
+  return tier
 }
 
 /** The gateway as a Fastify app; listening is the caller's business. */
@@ -91,9 +131,11 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     ...config.upstream,
     onTiming: (seconds, outcome) => upstreamSeconds.observe({ outcome }, seconds),
   })
+  const sharedCache = config.redis.url ? await startSharedTier(config, config.redis.url, app, metrics.registry, (tags) => purgeLocally({ cache, pageCache }, tags)) : undefined
   const cache = new QueryCache({
     ...config.cache,
     onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh failed; serving stale'),
+    ...(sharedCache ? { shared: sharedCache } : {}),
   })
   const content = new ContentService(client, cache, operations, config.cache.queryCache, (result) => cacheLookups.inc({ cache: 'query', result }))
   app.decorate('pageCacheLookups', (result: CacheStatus) => cacheLookups.inc({ cache: 'page', result }))
@@ -113,6 +155,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
   app.decorate('redirects', redirects)
   app.decorate('pageCache', pageCache)
+  app.decorate('sharedCache', sharedCache)
+  // A render's payload requests arrive within its timeout; twice that is ample.
+  app.decorate('renderTags', new RenderTags(config.renderTimeoutMs * 2))
   if (config.cache.pageCache && config.cache.pageCacheFastPath) {
     // Bound once: labelling a counter on every hit costs more than the hit.
     const plainHits = metrics.requests.labels({ route: PAGE_ROUTE, method: 'GET', status: '200' })
@@ -132,7 +177,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   }
   app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => redirects.rules()))
   app.addHook('onClose', async () => {
-    await Promise.all([client.close(), app.renderers.close()])
+    await Promise.all([client.close(), app.renderers.close(), sharedCache?.close()])
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id)

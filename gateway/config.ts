@@ -65,6 +65,15 @@ export interface GatewayConfig {
   /** Redirects from configuration (the CMS adds its own). */
   redirects: RedirectRule[]
   purgeSecret: string | undefined
+  /** The shared cache tier and purge fan-out across gateways; no url = in-memory caches only. */
+  redis: {
+    url: URL | undefined
+    /** Longest wait for one Redis command before the gateway goes on without it. */
+    commandTimeoutMs: number
+    /** How long one gateway may hold the lock of a key while it asks the CMS; the others wait at most this long. */
+    lockMs: number
+    keyPrefix: string
+  }
   /** Requests per client address and window on /api and on the purge endpoint. */
   rateLimit: { apiMax: number; purgeMax: number; windowMs: number }
   maxBodyBytes: number
@@ -87,8 +96,15 @@ function readOriginList(env: Env, name: string): string[] | undefined {
   })
 }
 
+function readRedisUrl(env: Env): URL | undefined {
+  const url = readOptionalUrl(env, 'REDIS_URL')
+  if (url && url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL="${url.href}" must be redis:// or rediss://`)
+  return url
+}
+
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const craftApiUrl = readOptionalUrl(env, 'CRAFT_API_URL')
+  const siteHandle = readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN)
   return {
     host: readString(env, 'HOST', '0.0.0.0'),
     port: readInteger(env, 'PORT', 3000, 0, 65535),
@@ -99,7 +115,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     craftApiUrl,
     craftToken: readOptionalString(env, 'CRAFT_TOKEN'),
     craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),
-    siteHandle: readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN),
+    siteHandle,
     siteUrl: readUrl(env, 'SITE_URL', 'http://localhost:3000'),
     logLevel: readLogLevel(env),
     upstream: {
@@ -126,6 +142,12 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     frameAncestors: readOriginList(env, 'CMS_ORIGIN') ?? (craftApiUrl ? [craftApiUrl.origin] : []),
     connectSources: readOriginList(env, 'CONNECT_SRC') ?? [],
     purgeSecret: readOptionalString(env, 'PURGE_SECRET'),
+    redis: {
+      url: readRedisUrl(env),
+      commandTimeoutMs: readInteger(env, 'REDIS_COMMAND_TIMEOUT_MS', 100, 5, 10_000),
+      lockMs: readInteger(env, 'REDIS_LOCK_MS', 5000, 50, 120_000),
+      keyPrefix: readString(env, 'REDIS_KEY_PREFIX', `${siteHandle}:`, /^[A-Za-z0-9:_.-]{0,64}$/),
+    },
     rateLimit: {
       apiMax: readInteger(env, 'API_RATE_LIMIT', 600, 1, 1_000_000),
       purgeMax: readInteger(env, 'PURGE_RATE_LIMIT', 30, 1, 1_000_000),

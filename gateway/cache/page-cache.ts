@@ -1,6 +1,7 @@
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { LRUCache } from 'lru-cache'
 import { weakEtag } from '../http-caching.ts'
+import { touchesEveryPage } from './cache-tags.ts'
 
 export interface CachedPage {
   statusCode: number
@@ -11,6 +12,8 @@ export interface CachedPage {
   brotli?: Buffer
   etag: string
   freshUntil: number
+  /** What the page was built from (sections, `entry:<id>`), so that a purge of any of them drops it. */
+  tags: readonly string[]
 }
 
 /** Compressing pays off only above this size (as for the compression of live answers). */
@@ -59,17 +62,35 @@ export class PageCache {
     return this.generation
   }
 
-  store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer): void {
+  store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = []): void {
     if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4) return
     const encoded =
       body.byteLength >= MIN_ENCODED_BYTES
         ? { gzip: gzipSync(body, { level: GZIP_LEVEL }), brotli: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.byteLength } }) }
         : {}
-    this.lru.set(key, { statusCode, headers, body, ...encoded, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs }, { ttl: this.options.ttlMs })
+    this.lru.set(key, { statusCode, headers, body, ...encoded, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs, tags }, { ttl: this.options.ttlMs })
   }
 
   clear(): void {
     this.generation++
     this.lru.clear()
+  }
+
+  /**
+   * Drops every page, or those built from any of the tags; a page stored
+   * without tags could show anything and goes too. Returns how many went.
+   */
+  purge(tags?: readonly string[]): number {
+    const before = this.lru.size
+    if (!tags || touchesEveryPage(tags)) {
+      this.clear()
+      return before
+    }
+    this.generation++
+    const wanted = new Set(tags)
+    for (const [key, page] of this.lru.entries()) {
+      if (page.tags.length === 0 || page.tags.some((tag) => wanted.has(tag))) this.lru.delete(key)
+    }
+    return before - this.lru.size
   }
 }

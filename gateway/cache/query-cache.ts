@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { UpstreamAnswer } from '../craft/client.ts'
+import { entryTag } from './cache-tags.ts'
 
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS'
 
@@ -12,17 +13,21 @@ export interface QueryCacheOptions {
   now?: () => number
   /** Told about a failed background refresh; the stale entry stays. */
   onRefreshError?: (key: string, error: unknown) => void
+  /** A tier shared by several gateways (Redis), asked on a miss in memory before the upstream. */
+  shared?: SharedStore
 }
 
 interface CachedAnswer {
   answer: UpstreamAnswer
   freshUntil: number
-  sections: readonly string[]
+  tags: readonly string[]
 }
 
 export interface CacheLookup {
   answer: UpstreamAnswer
   status: CacheStatus
+  /** What the answer was built from: section handles and `entry:<id>`, for purging and for the CDN. */
+  tags: readonly string[]
 }
 
 export interface CachePolicy {
@@ -30,6 +35,26 @@ export interface CachePolicy {
   storable: (answer: UpstreamAnswer) => boolean
   /** Sections the answer was built from, for purging by section. */
   sections: (answer: UpstreamAnswer) => readonly string[]
+  /** Ids of the entries in the answer, for purging by entry. */
+  entries?: (answer: UpstreamAnswer) => readonly string[]
+}
+
+/** An entry as the shared tier keeps it: `fetchedAt` decides freshness, so every gateway ages it alike. */
+export interface SharedEntry {
+  answer: UpstreamAnswer
+  fetchedAt: number
+  tags: readonly string[]
+}
+
+export interface LoadedEntry extends SharedEntry {
+  storable: boolean
+}
+
+export interface SharedStore {
+  /** The entry of a key; undefined when there is none or the tier fails. */
+  read(key: string): Promise<SharedEntry | undefined>
+  /** Loads under a lock shared by all gateways, or takes what the gateway holding the lock got. */
+  loadOnce(key: string, isFresh: (fetchedAt: number) => boolean, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }>
 }
 
 /**
@@ -39,15 +64,17 @@ export interface CachePolicy {
  */
 export class QueryCache {
   private readonly lru: LRUCache<string, CachedAnswer>
-  private readonly inflight = new Map<string, Promise<UpstreamAnswer>>()
+  private readonly inflight = new Map<string, Promise<CacheLookup>>()
   private readonly options: QueryCacheOptions
   private readonly now: () => number
+  private readonly maxStaleMs: number
   /** Bumped by every purge, so a flight that started before it does not store old content. */
   private generation = 0
 
   constructor(options: QueryCacheOptions) {
     this.options = options
     this.now = options.now ?? Date.now
+    this.maxStaleMs = Math.max(options.staleWhileRevalidateMs, options.staleIfErrorMs)
     this.lru = new LRUCache<string, CachedAnswer>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
@@ -67,23 +94,25 @@ export class QueryCache {
     const entry = this.lru.get(key)
     const now = this.now()
     if (entry) {
-      if (now < entry.freshUntil) return { answer: entry.answer, status: 'HIT' }
+      if (now < entry.freshUntil) return { answer: entry.answer, status: 'HIT', tags: entry.tags }
       if (now < entry.freshUntil + this.options.staleWhileRevalidateMs) {
         this.revalidate(key, load, policy)
-        return { answer: entry.answer, status: 'STALE' }
+        return { answer: entry.answer, status: 'STALE', tags: entry.tags }
       }
     }
     const usableStale = entry && now < entry.freshUntil + this.options.staleIfErrorMs ? entry : undefined
-    let answer: UpstreamAnswer
+    let result: CacheLookup
     try {
-      answer = await this.flight(key, load, policy)
+      result = await this.flight(key, load, policy, 'miss')
     } catch (error) {
-      if (usableStale) return { answer: usableStale.answer, status: 'STALE' }
+      if (usableStale) return { answer: usableStale.answer, status: 'STALE', tags: usableStale.tags }
       throw error
     }
     // An error status or an `errors` answer is a failure too: the last good answer beats it.
-    if (usableStale && !policy.storable(answer)) return { answer: usableStale.answer, status: 'STALE' }
-    return { answer, status: 'MISS' }
+    if (usableStale && !policy.storable(result.answer)) return { answer: usableStale.answer, status: 'STALE', tags: usableStale.tags }
+    // A stale entry from the shared tier: served now, refreshed in the background like one from memory.
+    if (result.status === 'STALE') this.revalidate(key, load, policy)
+    return result
   }
 
   /** The stored answer of a key, fresh or within the stale-if-error window, without asking the upstream. */
@@ -92,18 +121,18 @@ export class QueryCache {
     return entry && this.now() < entry.freshUntil + this.options.staleIfErrorMs ? entry.answer : undefined
   }
 
-  /** Removes every entry, or those built from any of the given sections; returns how many went. */
-  purge(sections?: readonly string[]): number {
+  /** Removes every entry, or those built from any of the given tags (sections, `entry:<id>`); returns how many went. */
+  purge(tags?: readonly string[]): number {
     this.generation++
-    if (!sections) {
+    if (!tags) {
       const count = this.lru.size
       this.lru.clear()
       return count
     }
-    const wanted = new Set(sections)
+    const wanted = new Set(tags)
     let count = 0
     for (const [key, entry] of this.lru.entries()) {
-      if (entry.sections.some((section) => wanted.has(section))) {
+      if (entry.tags.some((tag) => wanted.has(tag))) {
         this.lru.delete(key)
         count++
       }
@@ -113,28 +142,69 @@ export class QueryCache {
 
   private revalidate(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy): void {
     if (this.inflight.has(key)) return
-    this.flight(key, load, policy).catch((error: unknown) => this.options.onRefreshError?.(key, error))
+    this.flight(key, load, policy, 'refresh').catch((error: unknown) => this.options.onRefreshError?.(key, error))
   }
 
   /** One upstream request per key at a time; everyone asking meanwhile shares its answer. */
-  private flight(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy): Promise<UpstreamAnswer> {
+  private flight(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy, purpose: 'miss' | 'refresh'): Promise<CacheLookup> {
     const running = this.inflight.get(key)
     if (running) return running
     const generation = this.generation
-    const promise = load()
-      .then((answer) => {
-        if (generation === this.generation && policy.storable(answer)) {
-          const maxStale = Math.max(this.options.staleWhileRevalidateMs, this.options.staleIfErrorMs)
-          this.lru.set(
-            key,
-            { answer, freshUntil: this.now() + this.options.ttlMs, sections: policy.sections(answer) },
-            { ttl: this.options.ttlMs + maxStale },
-          )
-        }
-        return answer
-      })
-      .finally(() => this.inflight.delete(key))
+    const loaded = async (): Promise<LoadedEntry> => {
+      const answer = await load()
+      const storable = policy.storable(answer)
+      return { answer, fetchedAt: this.now(), tags: storable ? tagsOf(answer, policy) : [], storable }
+    }
+    const promise = (this.options.shared ? this.throughShared(this.options.shared, key, loaded, purpose, generation) : this.fromUpstream(key, loaded, generation)).finally(() =>
+      this.inflight.delete(key),
+    )
     this.inflight.set(key, promise)
     return promise
   }
+
+  private async fromUpstream(key: string, loaded: () => Promise<LoadedEntry>, generation: number): Promise<CacheLookup> {
+    const entry = await loaded()
+    if (entry.storable) this.remember(key, entry, generation)
+    return { answer: entry.answer, status: 'MISS', tags: entry.tags }
+  }
+
+  /**
+   * Memory missed (or needs a refresh): the shared tier's entry when it is
+   * fresh (or stale within the window, for a miss), else one upstream request
+   * among all gateways, with the shared entry standing in if that fails.
+   */
+  private async throughShared(shared: SharedStore, key: string, loaded: () => Promise<LoadedEntry>, purpose: 'miss' | 'refresh', generation: number): Promise<CacheLookup> {
+    const found = await shared.read(key)
+    const now = this.now()
+    const freshUntil = found ? found.fetchedAt + this.options.ttlMs : 0
+    if (found && (now < freshUntil || (purpose === 'miss' && now < freshUntil + this.options.staleWhileRevalidateMs))) {
+      this.remember(key, found, generation)
+      return { answer: found.answer, status: now < freshUntil ? 'HIT' : 'STALE', tags: found.tags }
+    }
+    const fallback = found && now < freshUntil + this.options.staleIfErrorMs ? found : undefined
+    let result: { entry: LoadedEntry; fromShared: boolean }
+    try {
+      result = await shared.loadOnce(key, (fetchedAt) => this.now() < fetchedAt + this.options.ttlMs, loaded)
+    } catch (error) {
+      if (fallback) return { answer: fallback.answer, status: 'STALE', tags: fallback.tags }
+      throw error
+    }
+    const { entry, fromShared } = result
+    if (!entry.storable && fallback) return { answer: fallback.answer, status: 'STALE', tags: fallback.tags }
+    if (entry.storable) this.remember(key, entry, generation)
+    return { answer: entry.answer, status: fromShared && entry.storable ? 'HIT' : 'MISS', tags: entry.tags }
+  }
+
+  private remember(key: string, entry: SharedEntry, generation: number): void {
+    if (generation !== this.generation) return
+    const freshUntil = entry.fetchedAt + this.options.ttlMs
+    const ttl = freshUntil + this.maxStaleMs - this.now()
+    if (ttl > 0) this.lru.set(key, { answer: entry.answer, freshUntil, tags: entry.tags }, { ttl })
+  }
+}
+
+function tagsOf(answer: UpstreamAnswer, policy: CachePolicy): string[] {
+  const tags = new Set(policy.sections(answer))
+  for (const id of policy.entries?.(answer) ?? []) tags.add(entryTag(id))
+  return [...tags]
 }

@@ -3,6 +3,7 @@ import { type DocumentNode, parse, print } from 'graphql'
 import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
 import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
+import { entryTag } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
 import { BadRequestError, OperationNotAllowedError } from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
@@ -33,8 +34,15 @@ const SECTION_LITERAL = /section:\s*"([^"]+)"/g
 /** A global set has no section: its handle stands in, so `{"sections":["siteSettings"]}` purges navigation and footer. */
 const GLOBAL_SET_LITERAL = /globalSet\(\s*handle:\s*"([^"]+)"/g
 
-function sectionsOf(query: string, variables: Record<string, unknown>, answer: UpstreamAnswer): string[] {
+interface Origins {
+  sections: string[]
+  entries: string[]
+}
+
+/** Sections (and global sets) and entry ids an answer was built from: what purges and CDN tags name. */
+function originsOf(query: string, variables: Record<string, unknown>, answer: UpstreamAnswer): Origins {
   const sections = new Set<string>()
+  const entries = new Set<string>()
   for (const match of query.matchAll(SECTION_LITERAL)) if (match[1]) sections.add(match[1])
   for (const match of query.matchAll(GLOBAL_SET_LITERAL)) if (match[1]) sections.add(match[1])
   const variable = variables.section
@@ -42,14 +50,17 @@ function sectionsOf(query: string, variables: Record<string, unknown>, answer: U
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(walk)
     else if (value !== null && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        if (key === 'sectionHandle' && typeof inner === 'string') sections.add(inner)
-        else walk(inner)
+      const record = value as Record<string, unknown>
+      // An entry is what has a section; assets and global sets have ids too but are not entries.
+      if (typeof record.sectionHandle === 'string') {
+        sections.add(record.sectionHandle)
+        if (typeof record.id === 'string' || typeof record.id === 'number') entries.add(String(record.id))
       }
+      for (const [key, inner] of Object.entries(record)) if (key !== 'sectionHandle') walk(inner)
     }
   }
   walk(answer.body.data)
-  return [...sections]
+  return { sections: [...sections], entries: [...entries] }
 }
 
 /**
@@ -137,14 +148,25 @@ export class ContentService {
           requestId: context.requestId,
         })
         .then(sanitizeAnswer)
+    // Both lists come from one walk of the answer.
+    const origins = new WeakMap<UpstreamAnswer, Origins>()
+    const originsOfAnswer = (answer: UpstreamAnswer): Origins => {
+      let found = origins.get(answer)
+      if (!found) origins.set(answer, (found = originsOf(operation.query, variables, answer)))
+      return found
+    }
     if (!this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
       this.onLookup('BYPASS')
-      return load().then((answer) => ({ answer, status: 'BYPASS' as const }))
+      return load().then((answer) => {
+        const { sections, entries } = originsOfAnswer(answer)
+        return { answer, status: 'BYPASS' as const, tags: [...sections, ...entries.map(entryTag)] }
+      })
     }
     const lookup = this.cache.fetch(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID), load, {
       storable: (answer) =>
         answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
-      sections: (answer) => sectionsOf(operation.query, variables, answer),
+      sections: (answer) => originsOfAnswer(answer).sections,
+      entries: (answer) => originsOfAnswer(answer).entries,
     })
     return lookup.then((result) => {
       this.onLookup(result.status)

@@ -1,7 +1,8 @@
 import { invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
-import { type LoaderSpec, type RouteTable, parsePageParam } from '../../shared/routes.ts'
+import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, parsePageParam } from '../../shared/routes.ts'
+import { mergeTags } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { UpstreamBadResponseError } from '../errors.ts'
@@ -20,6 +21,8 @@ export interface PayloadRequest {
 export interface BuiltPayload {
   payload: PagePayload
   cacheStatus: CacheStatus
+  /** Sections and `entry:<id>` of the answers the payload was built from; empty for errors and 404s, which no CDN keeps. */
+  tags: readonly string[]
 }
 
 const STATUS_RANK: Record<CacheStatus, number> = { HIT: 0, STALE: 1, MISS: 2, BYPASS: 3 }
@@ -84,7 +87,22 @@ export class PayloadBuilder {
     }
     const listed = (base.data.articles as { entries?: unknown[] } | undefined)?.entries
     if (route.paginated && page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
-    return { payload: base, cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)) }
+    return {
+      payload: base,
+      cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)),
+      tags: mergeTags(results.map((r) => r.lookup.tags)),
+    }
+  }
+
+  /**
+   * The tags of a page's whole payload, for a page whose renderer fetched its
+   * payloads from another gateway: answered from the caches, as the render just
+   * filled them.
+   */
+  async pageTags(path: string, search: string, context: RunContext): Promise<readonly string[]> {
+    const params = new URLSearchParams(search)
+    const built = await this.build({ path, fullPath: `${path}${search}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, part: 'all', context })
+    return built.payload.status === 200 ? built.tags : []
   }
 
   private basePayload(request: PayloadRequest, page: number): PagePayload {
@@ -115,7 +133,7 @@ export class PayloadBuilder {
     if (site.status === 'fulfilled' && site.value.answer.body.data) payload.data.site = site.value.answer.body.data
     payload.notFound =
       notFound.status === 'fulfilled' ? ((notFound.value.answer.body.data?.entry as NotFoundEntry | null | undefined) ?? null) : null
-    return { payload, cacheStatus: 'BYPASS' }
+    return { payload, cacheStatus: 'BYPASS', tags: [] }
   }
 
   /**
@@ -132,6 +150,6 @@ export class PayloadBuilder {
     payload.error = { statusCode, message: error.message ?? 'Onbekende fout', fatal: false }
     const site = this.content.cachedNamed('SiteSettings', { site: this.routes.product }, request.context)
     if (site?.body.data) payload.data.site = site.body.data
-    return { payload, cacheStatus: 'BYPASS' }
+    return { payload, cacheStatus: 'BYPASS', tags: [] }
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
@@ -111,6 +112,8 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     else if (body.status !== 200) reply.header('cache-control', PRIVATE_NO_STORE)
     else {
       reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
+      reply.headers(cacheTagHeaders(built.tags))
+      app.renderTags.record(request.id, built.tags)
       return sendWithEtag(request, reply, JSON.stringify(body))
     }
     return reply.send(body)
@@ -186,6 +189,8 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     } else {
       reply.header(CACHE_STATUS_HEADER, useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
       reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
+      // The payloads the renderer has fetched so far (the deferred ones may follow): the stored page gets them all.
+      if (rendered.statusCode === 200) reply.headers(cacheTagHeaders(app.renderTags.peek(request.id)))
       if (useCache && rendered.statusCode === 200) {
         const chunks: Buffer[] = []
         const { trailers } = rendered
@@ -197,7 +202,12 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
           }
           const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))
           const cacheControl = publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs)
-          app.pageCache.store(ticket, cacheKey, 200, { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }, Buffer.from(html))
+          const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }
+          const store = (tags: readonly string[]): void => app.pageCache.store(ticket, cacheKey, 200, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)
+          const recorded = app.renderTags.take(request.id)
+          if (recorded.length > 0) store(recorded)
+          // No payload of this render came through this gateway (the renderer asked another): the caches know the tags.
+          else app.payloads.pageTags(url.path, url.search, context).then(store, (error: unknown) => request.log.warn({ err: error }, 'tags of the page unknown; not cached'))
         })
       }
     }

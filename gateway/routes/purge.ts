@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { API_PATH } from '../../shared/constants.ts'
+import { TAG_PATTERN } from '../cache/cache-tags.ts'
+import { purgeLocally } from '../cache/purge-locally.ts'
 import { BadRequestError } from '../errors.ts'
 
 export const PURGE_PATH = `${API_PATH}/purge`
@@ -13,10 +15,14 @@ function sameSecret(given: unknown, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+const isTagList = (value: unknown): value is string[] => Array.isArray(value) && value.every((tag) => typeof tag === 'string' && TAG_PATTERN.test(tag))
+
 /**
  * POST /api/purge: for Craft's webhook on entry save. Empties the caches, or
- * only the query entries of the given sections (pages are always emptied:
- * any page may show any section). Absent unless PURGE_SECRET is set.
+ * only the entries and pages built from the given sections or tags (the
+ * tags of the CDN headers: section handles and `entry:<id>`). With a shared
+ * tier, Redis loses them too and every other gateway is told. Absent unless
+ * PURGE_SECRET is set.
  */
 export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   const secret = app.config.purgeSecret
@@ -27,15 +33,16 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
       return reply.code(401).send({ errors: [{ message: 'Wrong or missing purge secret', extensions: { code: 'UNAUTHORIZED' } }] })
     }
     // No body purges everything; a JSON `null` is a mistake, not a request for that.
-    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown } | null
+    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown } | null
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
-    const { sections } = body
-    if (sections !== undefined && (!Array.isArray(sections) || !sections.every((s) => typeof s === 'string' && s.length < 200))) {
-      throw new BadRequestError('sections must be a list of section handles')
-    }
-    const purged = app.cache.purge(sections as string[] | undefined)
-    app.pageCache.clear()
-    request.log.info({ sections: sections ?? 'all', purged }, 'cache purged')
-    return { purged, sections: sections ?? null }
+    const { sections, tags } = body
+    if (sections !== undefined && !isTagList(sections)) throw new BadRequestError('sections must be a list of section handles')
+    if (tags !== undefined && !isTagList(tags)) throw new BadRequestError('tags must be a list of tags such as "jobs" or "entry:123"')
+    const named = sections === undefined && tags === undefined ? undefined : [...new Set([...(sections ?? []), ...(tags ?? [])])]
+    const { purged, pages } = purgeLocally(app, named)
+    const shared = app.sharedCache ? await app.sharedCache.purge(named) : 'off'
+    if (shared === 'pending') request.log.warn('redis unreachable: other gateways are told when it is back')
+    request.log.info({ tags: named ?? 'all', purged, pages, shared }, 'cache purged')
+    return { purged, pages, sections: sections ?? null, tags: tags ?? null, shared }
   })
 }

@@ -1,0 +1,410 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import { Redis, type RedisOptions } from 'ioredis'
+import type { UpstreamAnswer } from '../craft/client.ts'
+import type { LoadedEntry, SharedEntry, SharedStore } from './query-cache.ts'
+
+export interface SharedTierOptions {
+  url: URL
+  commandTimeoutMs: number
+  lockMs: number
+  keyPrefix: string
+  /** How long Redis keeps an entry: the TTL plus the longer of the stale windows. */
+  entryLifetimeMs: number
+  log: FastifyBaseLogger
+  /** Another gateway purged (undefined: everything, or purges may have been missed). */
+  onPurge: (tags: readonly string[] | undefined) => void
+  onLookup?: (result: 'hit' | 'miss' | 'error') => void
+  onCommandError?: () => void
+}
+
+export type PurgeFanOut = 'ok' | 'pending'
+
+/** Lock waiters look again this often. */
+const POLL_MS = 20
+/** A finished flight that stored nothing leaves its answer or error in the lock this long, for those that waited on it. */
+const OUTCOME_MS = 500
+/** Failures in a row after which Redis is left alone for PAUSE_MS, so a hanging Redis costs one timeout per pause, not one per request. */
+const FAILURES_BEFORE_PAUSE = 3
+const PAUSE_MS = 1000
+/** Redis trouble is logged at most once per this interval. */
+const LOG_INTERVAL_MS = 30_000
+const SCAN_BATCH = 500
+const MAX_SCAN_ROUNDS = 10_000
+
+/** Stores an entry and its tag memberships unless a purge came after the flight began; frees the lock either way. */
+const STORE_SCRIPT = `
+if (redis.call('GET', KEYS[3]) or '0') == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  for i = 4, #KEYS do
+    redis.call('SADD', KEYS[i], ARGV[4])
+    redis.call('PEXPIRE', KEYS[i], ARGV[3])
+  end
+end
+if redis.call('GET', KEYS[2]) == ARGV[5] then redis.call('DEL', KEYS[2]) end
+return 1`
+
+/** Replaces the lock with the flight's outcome, if the lock is still ours. */
+const SETTLE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+end
+return 1`
+
+/** Drops the entries of the given tag sets and the sets, bumps the purge epoch and announces it. */
+const PURGE_TAGS_SCRIPT = `
+local epoch = redis.call('INCR', KEYS[1])
+local count = 0
+for i = 2, #KEYS do
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[i])) do
+    count = count + redis.call('UNLINK', ARGV[1] .. member)
+  end
+  redis.call('UNLINK', KEYS[i])
+end
+redis.call('PUBLISH', ARGV[2], ARGV[3] .. epoch .. '}')
+return count`
+
+interface TierCommands {
+  storeEntry(...args: (string | number)[]): Promise<unknown>
+  settleLock(key: string, token: string, outcome: string, ms: number): Promise<unknown>
+  purgeTags(...args: (string | number)[]): Promise<number>
+}
+
+/** `[fetchedAt,status,tags]` on one line, then the answer's bytes as Craft sent them. */
+function encode(entry: SharedEntry): string {
+  return `${JSON.stringify([entry.fetchedAt, entry.answer.status, entry.tags])}\n${entry.answer.raw.toString('utf8')}`
+}
+
+function decode(stored: string | null | undefined): SharedEntry | undefined {
+  if (!stored) return undefined
+  const cut = stored.indexOf('\n')
+  if (cut === -1) return undefined
+  try {
+    const [fetchedAt, status, tags] = JSON.parse(stored.slice(0, cut)) as [number, number, string[]]
+    const text = stored.slice(cut + 1)
+    const answer: UpstreamAnswer = { status, body: JSON.parse(text) as UpstreamAnswer['body'], raw: Buffer.from(text) }
+    return typeof fetchedAt === 'number' && Array.isArray(tags) ? { answer, fetchedAt, tags } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * The shared tier of the query cache on Redis, for several gateways: entries
+ * under the same keys as the in-memory LRU, a short lock per key so that one
+ * gateway asks the CMS while the others wait for its answer, and purges that
+ * reach every gateway over pub/sub. Every Redis failure is answered by going
+ * on without Redis: no request fails because of it.
+ */
+export class SharedTier implements SharedStore {
+  private readonly command: Redis & TierCommands
+  private readonly subscriber: Redis
+  private readonly instance = randomUUID()
+  private readonly channel: string
+  private readonly epochKey: string
+  private failuresInRow = 0
+  private pausedUntil = 0
+  private failuresSinceLog = 0
+  private lastLogAt = -Infinity
+  private wasDown = false
+  private subscribedOnce = false
+  /** The purge epoch this gateway has caught up with, from the channel. */
+  private lastEpoch: number | undefined
+  /** Purges that could not reach Redis; sent when it is back. */
+  private pending: { all: boolean; tags: Set<string> } | undefined
+  private readonly retryTimer: NodeJS.Timeout
+
+  constructor(private readonly options: SharedTierOptions) {
+    this.channel = `${options.keyPrefix}purge`
+    this.epochKey = `${options.keyPrefix}epoch`
+    const common: RedisOptions = {
+      connectTimeout: Math.max(500, options.commandTimeoutMs * 10),
+      retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 5), 1000),
+      lazyConnect: false,
+    }
+    const command = new Redis(options.url.href, {
+      ...common,
+      commandTimeout: options.commandTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+    })
+    command.defineCommand('storeEntry', { lua: STORE_SCRIPT })
+    command.defineCommand('settleLock', { lua: SETTLE_SCRIPT, numberOfKeys: 1 })
+    command.defineCommand('purgeTags', { lua: PURGE_TAGS_SCRIPT })
+    this.command = command as Redis & TierCommands
+    // The subscription waits for Redis however long it takes, and ioredis renews it after every reconnect.
+    this.subscriber = new Redis(options.url.href, { ...common, maxRetriesPerRequest: null })
+
+    for (const client of [this.command, this.subscriber]) {
+      client.on('error', (error: Error) => this.failed(error))
+      client.on('close', () => {
+        this.wasDown = true
+      })
+    }
+    this.command.on('ready', () => {
+      this.failuresInRow = 0
+      this.pausedUntil = 0
+      if (this.wasDown) options.log.info('redis reachable again; the shared cache tier is back in use')
+      this.wasDown = false
+      void this.flushPending()
+    })
+    this.subscriber.on('ready', () => void this.catchUp())
+    this.subscriber.on('message', (_channel: string, message: string) => this.received(message))
+    this.subscriber.subscribe(this.channel).catch((error: Error) => this.failed(error))
+    this.retryTimer = setInterval(() => void this.flushPending(), PAUSE_MS)
+    this.retryTimer.unref()
+  }
+
+  /** Both connections are up: entries are shared and purges reach this gateway. */
+  get up(): boolean {
+    return this.command.status === 'ready' && this.subscriber.status === 'ready'
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.command.status !== 'ready') return false
+    try {
+      return (await this.command.ping()) === 'PONG'
+    } catch {
+      return false
+    }
+  }
+
+  async read(key: string): Promise<SharedEntry | undefined> {
+    if (!this.usable()) {
+      this.options.onLookup?.('error')
+      return undefined
+    }
+    try {
+      const entry = decode(await this.command.get(this.valueKey(key)))
+      this.succeeded()
+      this.options.onLookup?.(entry ? 'hit' : 'miss')
+      return entry
+    } catch (error) {
+      this.failed(error as Error)
+      this.options.onLookup?.('error')
+      return undefined
+    }
+  }
+
+  /**
+   * One CMS request per key across gateways: the gateway that gets the lock
+   * loads and stores; the others wait for a fresh entry or the outcome it
+   * leaves in the lock. A lock outlives a dead gateway by at most lockMs;
+   * a waiter that has waited that long (or loses Redis) loads by itself.
+   */
+  async loadOnce(key: string, isFresh: (fetchedAt: number) => boolean, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }> {
+    const direct = async () => ({ entry: await load(), fromShared: false })
+    if (!this.usable()) return direct()
+    const lockKey = this.lockKey(key)
+    const token = `L${randomUUID()}`
+    const deadline = Date.now() + this.options.lockMs
+    for (;;) {
+      let results: [Error | null, unknown][] | null
+      try {
+        results = await this.command
+          .pipeline()
+          .set(lockKey, token, 'PX', this.options.lockMs, 'NX')
+          .get(this.valueKey(key))
+          .get(lockKey)
+          .get(this.epochKey)
+          .exec()
+        const failure = results?.find(([error]) => error)?.[0]
+        if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
+        this.succeeded()
+      } catch (error) {
+        this.failed(error as Error)
+        return direct()
+      }
+      const [locked, stored, lock, epoch] = results.map(([, value]) => value) as [string | null, string | null, string | null, string | null]
+      const value = decode(stored)
+      if (value && isFresh(value.fetchedAt)) {
+        if (locked === 'OK') void this.settle(lockKey, token, '')
+        return { entry: { ...value, storable: true }, fromShared: true }
+      }
+      if (locked === 'OK') return this.loadAsHolder(key, token, epoch ?? '0', load)
+      if (lock?.startsWith('A')) {
+        const answered = decode(lock.slice(1))
+        if (answered) return { entry: { ...answered, storable: false }, fromShared: true }
+      }
+      if (lock?.startsWith('E')) throw this.errorFrom(lock.slice(1))
+      if (Date.now() >= deadline) return direct()
+      await sleep(POLL_MS)
+      if (!this.usable()) return direct()
+    }
+  }
+
+  /**
+   * Drops entries from Redis (all, or those of the tags) and tells every
+   * gateway; 'pending' when Redis could not be reached: the purge is sent
+   * again as soon as it can be.
+   */
+  async purge(tags: readonly string[] | undefined): Promise<PurgeFanOut> {
+    this.addPending(tags)
+    return (await this.flushPending()) ? 'ok' : 'pending'
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.retryTimer)
+    this.command.disconnect()
+    this.subscriber.disconnect()
+  }
+
+  private async loadAsHolder(key: string, token: string, epoch: string, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }> {
+    const lockKey = this.lockKey(key)
+    let entry: LoadedEntry
+    try {
+      entry = await load()
+    } catch (error) {
+      const { code, statusCode, message } = error as { code?: unknown; statusCode?: unknown; message?: unknown }
+      await this.settle(lockKey, token, `E${JSON.stringify({ code, statusCode, message })}`)
+      throw error
+    }
+    if (!entry.storable) {
+      await this.settle(lockKey, token, `A${encode(entry)}`)
+      return { entry, fromShared: false }
+    }
+    try {
+      const tagKeys = entry.tags.map((tag) => this.tagKey(tag))
+      await this.command.storeEntry(3 + tagKeys.length, this.valueKey(key), lockKey, this.epochKey, ...tagKeys, epoch, encode(entry), this.options.entryLifetimeMs, key, token)
+      this.succeeded()
+    } catch (error) {
+      this.failed(error as Error)
+    }
+    return { entry, fromShared: false }
+  }
+
+  private async settle(lockKey: string, token: string, outcome: string): Promise<void> {
+    try {
+      await this.command.settleLock(lockKey, token, outcome, OUTCOME_MS)
+      this.succeeded()
+    } catch (error) {
+      this.failed(error as Error)
+    }
+  }
+
+  private errorFrom(marker: string): Error {
+    let described: { code?: unknown; statusCode?: unknown; message?: unknown } = {}
+    try {
+      described = JSON.parse(marker) as typeof described
+    } catch {
+      // a marker from another version: a plain upstream failure
+    }
+    const error = new Error(typeof described.message === 'string' ? described.message : 'The content service cannot be reached')
+    return Object.assign(error, {
+      code: typeof described.code === 'string' ? described.code : 'UPSTREAM_UNAVAILABLE',
+      statusCode: typeof described.statusCode === 'number' ? described.statusCode : 502,
+    })
+  }
+
+  private addPending(tags: readonly string[] | undefined): void {
+    this.pending ??= { all: false, tags: new Set() }
+    if (tags === undefined) this.pending.all = true
+    else for (const tag of tags) this.pending.tags.add(tag)
+  }
+
+  /** Sends the pending purge; true when nothing is left pending. */
+  private async flushPending(): Promise<boolean> {
+    const pending = this.pending
+    if (!pending) return true
+    if (!this.usable()) return false
+    this.pending = undefined
+    try {
+      const message = `{"o":${JSON.stringify(this.instance)},"t":${pending.all ? 'null' : JSON.stringify([...pending.tags])},"e":`
+      if (pending.all) await this.purgeEverything(message)
+      else {
+        const tagKeys = [...pending.tags].map((tag) => this.tagKey(tag))
+        await this.command.purgeTags(1 + tagKeys.length, this.epochKey, ...tagKeys, this.valueKey(''), this.channel, message)
+      }
+      this.succeeded()
+      return true
+    } catch (error) {
+      this.failed(error as Error)
+      if (pending.all) this.addPending(undefined)
+      else this.addPending([...pending.tags])
+      return false
+    }
+  }
+
+  /** The epoch goes up first, so that no flight begun before the purge stores its answer after it. */
+  private async purgeEverything(message: string): Promise<void> {
+    const epoch = await this.command.incr(this.epochKey)
+    for (const pattern of [this.valueKey('*'), this.tagKey('*')]) {
+      let cursor = '0'
+      for (let round = 0; round < MAX_SCAN_ROUNDS; round++) {
+        const [next, keys] = await this.command.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH)
+        if (keys.length > 0) await this.command.unlink(...keys)
+        cursor = next
+        if (cursor === '0') break
+      }
+    }
+    await this.command.publish(this.channel, `${message}${epoch}}`)
+  }
+
+  private received(message: string): void {
+    let parsed: { o?: unknown; t?: unknown; e?: unknown }
+    try {
+      parsed = JSON.parse(message) as typeof parsed
+    } catch {
+      return
+    }
+    const epoch = typeof parsed.e === 'number' ? parsed.e : undefined
+    const missed = epoch !== undefined && this.lastEpoch !== undefined && epoch > this.lastEpoch + 1
+    if (epoch !== undefined) this.lastEpoch = Math.max(this.lastEpoch ?? epoch, epoch)
+    if (missed) this.options.onPurge(undefined)
+    else if (parsed.o !== this.instance) this.options.onPurge(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined)
+  }
+
+  /** After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. */
+  private async catchUp(): Promise<void> {
+    let epoch: number | undefined
+    try {
+      epoch = Number((await this.command.get(this.epochKey)) ?? 0)
+    } catch {
+      epoch = undefined
+    }
+    if (this.subscribedOnce && (epoch === undefined || epoch !== this.lastEpoch)) {
+      this.options.log.info('reconnected to redis; purges may have been missed, memory caches emptied')
+      this.options.onPurge(undefined)
+    }
+    this.subscribedOnce = true
+    this.lastEpoch = epoch
+  }
+
+  private usable(): boolean {
+    return this.command.status === 'ready' && Date.now() >= this.pausedUntil
+  }
+
+  private succeeded(): void {
+    this.failuresInRow = 0
+  }
+
+  private failed(error: Error): void {
+    this.options.onCommandError?.()
+    this.failuresSinceLog++
+    if (++this.failuresInRow >= FAILURES_BEFORE_PAUSE) {
+      this.pausedUntil = Date.now() + PAUSE_MS
+      this.failuresInRow = 0
+    }
+    const now = Date.now()
+    if (now - this.lastLogAt >= LOG_INTERVAL_MS) {
+      this.options.log.warn({ err: error, failures: this.failuresSinceLog }, 'redis failing; serving from memory and the CMS')
+      this.lastLogAt = now
+      this.failuresSinceLog = 0
+    }
+  }
+
+  private valueKey(key: string): string {
+    return `${this.options.keyPrefix}q:${key}`
+  }
+
+  private lockKey(key: string): string {
+    return `${this.options.keyPrefix}l:${key}`
+  }
+
+  private tagKey(tag: string): string {
+    return `${this.options.keyPrefix}t:${tag}`
+  }
+}
