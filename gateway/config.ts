@@ -97,8 +97,15 @@ function readOriginList(env: Env, name: string): string[] | undefined {
 }
 
 function readRedisUrl(env: Env): URL | undefined {
-  const url = readOptionalUrl(env, 'REDIS_URL')
-  if (url && url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL="${url.href}" must be redis:// or rediss://`)
+  const value = readOptionalString(env, 'REDIS_URL')
+  if (value === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`REDIS_URL="${value}" is not a URL`)
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL="${value}" must be redis:// or rediss://`)
   return url
 }
 

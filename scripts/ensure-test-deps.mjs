@@ -1,6 +1,7 @@
 // Installs what the tests need from Debian's packages when it is missing:
 // chromium for the browser tests, nginx and wrk for the benchmark's smoke
-// run. Runs once before the test runner.
+// run, redis-server for the shared cache tier's tests. Runs once before the
+// test runner.
 import { execSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
@@ -8,6 +9,7 @@ const needed = [
   { binary: '/usr/bin/chromium', pkg: 'chromium' },
   { binary: '/usr/sbin/nginx', pkg: 'nginx-light' },
   { binary: '/usr/bin/wrk', pkg: 'wrk' },
+  { binary: '/usr/bin/redis-server', pkg: 'redis-server' },
 ].filter(({ binary }) => !existsSync(binary))
 if (needed.length > 0) {
   const names = needed.map(({ pkg }) => pkg).join(' ')

@@ -1,0 +1,128 @@
+import { type ChildProcess, execSync, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { Redis } from 'ioredis'
+import { type FaultUpstream, startFaultUpstream } from './fault-upstream.ts'
+import { freePort } from './ports.ts'
+import { type System, startSystem } from './system.ts'
+
+const REDIS_SERVER = '/usr/bin/redis-server'
+
+/** Debian's redis-server, installed when missing (as scripts/ensure-test-deps.mjs does before `npm test`). */
+export function ensureRedisServer(): void {
+  if (existsSync(REDIS_SERVER)) return
+  const sudo = process.getuid?.() === 0 ? '' : 'sudo '
+  execSync(`${sudo}apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo}apt-get install -y -qq --no-install-recommends redis-server`, { stdio: 'inherit' })
+}
+
+export interface RedisServer {
+  url: string
+  port: number
+  /** A client for looking inside; closed with the server. */
+  client: Redis
+  /** Stops the server (SIGKILL by default: a crash) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>
+  close(): Promise<void>
+}
+
+/** A throwaway redis-server on a free loopback port, without persistence. */
+export async function startRedisServer(): Promise<RedisServer> {
+  ensureRedisServer()
+  const port = await freePort()
+  let child: ChildProcess | undefined
+  const launch = async (): Promise<void> => {
+    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child = started
+    // Whatever happens to the test, its redis-server goes with it.
+    const orphaned = (): void => {
+      started.kill('SIGKILL')
+    }
+    process.once('exit', orphaned)
+    started.once('exit', () => process.off('exit', orphaned))
+    let output = ''
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000)
+      started.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8')
+        if (output.includes('Ready to accept connections')) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      started.on('exit', (code) => {
+        clearTimeout(timer)
+        reject(new Error(`redis-server exited with ${code}: ${output}`))
+      })
+    })
+    started.removeAllListeners('exit')
+  }
+  const stop = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const running = child
+    child = undefined
+    if (!running || running.exitCode !== null || running.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()))
+    running.kill(signal)
+    await exited
+  }
+  await launch()
+  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 })
+  client.on('error', () => undefined)
+  await client.connect()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    client,
+    stop,
+    start: launch,
+    async close() {
+      client.disconnect()
+      await stop()
+    },
+  }
+}
+
+export interface SharedPair {
+  redis: RedisServer
+  upstream: FaultUpstream
+  a: System
+  b: System
+  /** Calls the CMS got for one operation. */
+  callsOf(operationName: string): number
+  close(): Promise<void>
+}
+
+/** Two gateways (each with its renderer) sharing one Redis and one counting CMS, as behind a load balancer. */
+export async function startSharedPair(env: Record<string, string> = {}): Promise<SharedPair> {
+  const redis = await startRedisServer()
+  const upstream = await startFaultUpstream()
+  const shared = { CRAFT_API_URL: upstream.url, REDIS_URL: redis.url, PURGE_SECRET: PAIR_PURGE_SECRET, ...env }
+  const a = await startSystem(shared)
+  const b = await startSystem(shared)
+  return {
+    redis,
+    upstream,
+    a,
+    b,
+    callsOf: (operationName) => upstream.calls.filter((call) => call.operationName === operationName).length,
+    async close() {
+      await Promise.all([a.close(), b.close()])
+      await upstream.close()
+      await redis.close()
+    },
+  }
+}
+
+export const PAIR_PURGE_SECRET = 'pair-secret'
+
+/** Polls until the check passes; how long it took, or undefined when `withinMs` ran out. */
+export async function within(withinMs: number, check: () => boolean | Promise<boolean>, everyMs = 10): Promise<number | undefined> {
+  const started = performance.now()
+  while (performance.now() - started <= withinMs) {
+    if (await check()) return performance.now() - started
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+  }
+  return undefined
+}
