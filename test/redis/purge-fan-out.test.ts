@@ -1,0 +1,69 @@
+import t from 'tap'
+import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
+import { createOperations } from '../../shared/operations.ts'
+import { PAIR_PURGE_SECRET, startSharedPair, within } from '../helpers/redis.ts'
+
+const pair = await startSharedPair()
+t.teardown(() => pair.close())
+
+const get = async (base: string, path: string) => {
+  const response = await request(`${base}${path}`)
+  return { status: response.statusCode, cache: response.headers['x-cache'], text: await response.body.text() }
+}
+const purge = async (base: string, body: unknown) => {
+  const response = await request(`${base}/api/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
+    body: JSON.stringify(body),
+  })
+  return { status: response.statusCode, json: (await response.body.json()) as Record<string, unknown> }
+}
+
+t.test('a purge on one gateway reaches the other within a second: new content, page and payload', async (t) => {
+  const payloadPath = '/werken-bij/_payload.json'
+  const first = await get(pair.a.url, payloadPath)
+  t.equal(first.cache, 'MISS')
+  t.equal((await get(pair.b.url, payloadPath)).cache, 'HIT', 'the other gateway has it from Redis')
+  await get(pair.b.url, '/werken-bij')
+  t.equal((await get(pair.b.url, '/werken-bij')).cache, 'HIT', 'and keeps the page')
+
+  // The CMS changes a job's title; Craft's webhook then purges the jobs section on gateway a.
+  const original = await request(pair.upstream.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).JobList, variables: { site: DEFAULT_SITE_HANDLE }, operationName: 'JobList' }),
+  })
+  const body = (await original.body.json()) as { data: { entries: { title: string }[] } }
+  const oldTitle = body.data.entries[0]?.title ?? ''
+  t.ok(oldTitle.length > 0 && first.text.includes(oldTitle))
+  body.data.entries[0]!.title = 'Gewijzigde vacature'
+  pair.upstream.behave = (call) => (call.operationName === 'JobList' ? { kind: 'answer', status: 200, body: JSON.stringify(body) } : { kind: 'pass' })
+  t.teardown(() => {
+    pair.upstream.behave = () => ({ kind: 'pass' })
+  })
+  t.equal((await get(pair.b.url, payloadPath)).text.includes(oldTitle), true, 'before the purge b serves what it has')
+
+  const answer = await purge(pair.a.url, { sections: ['jobs'] })
+  t.equal(answer.status, 200)
+  t.equal(answer.json.shared, 'ok', 'Redis purged and the others told')
+  const payloadTook = await within(1000, async () => (await get(pair.b.url, payloadPath)).text.includes('Gewijzigde vacature'))
+  t.ok(payloadTook !== undefined, `b serves the new payload after ${Math.round(payloadTook ?? -1)} ms`)
+  t.equal(pair.b.gateway.pageCache.get('/werken-bij'), undefined, 'b dropped the page')
+  const page = await get(pair.b.url, '/werken-bij')
+  t.match(page.text, 'Gewijzigde vacature', 'b renders the new content')
+  t.notMatch(page.text, oldTitle)
+})
+
+t.test('purging everything on b empties a\'s memory and Redis', async (t) => {
+  await get(pair.a.url, '/kantoren/_payload.json')
+  await get(pair.a.url, '/kantoren')
+  await get(pair.a.url, '/kantoren')
+  t.ok(pair.a.gateway.cache.size > 0 && pair.a.gateway.pageCache.size > 0)
+  const answer = await purge(pair.b.url, {})
+  t.equal(answer.json.shared, 'ok')
+  const took = await within(1000, () => pair.a.gateway.cache.size === 0 && pair.a.gateway.pageCache.size === 0)
+  t.ok(took !== undefined, `a's caches emptied after ${Math.round(took ?? -1)} ms`)
+  t.equal((await pair.redis.client.keys(`${DEFAULT_SITE_HANDLE}:q:*`)).length, 0, 'no entries left in Redis')
+  t.equal((await get(pair.a.url, '/kantoren/_payload.json')).cache, 'MISS')
+})
