@@ -30,7 +30,9 @@ COPY --chown=node:node public ./public
 COPY --chown=node:node gateway/embedded-cms/content ./gateway/embedded-cms/content
 USER node
 EXPOSE 3000 3001
-# Works for either service: the gateway answers on PORT, the renderer on RENDERER_PORT.
+# Works for either service without being told which: a container runs one, and
+# whichever of the two ports answers its /healthz is that one.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD node -e "const p=process.env.SERVICE==='renderer'?(process.env.RENDERER_PORT||3001):(process.env.PORT||3000);fetch('http://127.0.0.1:'+p+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "const ports=[process.env.PORT||3000,process.env.RENDERER_PORT||3001];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>{if(!r.ok)throw r.status}))).then(()=>process.exit(0),()=>process.exit(1))"
+# npm's script execs node, so docker stop's SIGTERM reaches the service itself (it drains, then exits).
 CMD ["npm", "run", "start:gateway"]
