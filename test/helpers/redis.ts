@@ -23,6 +23,8 @@ export interface RedisServer {
   stop(signal?: NodeJS.Signals): Promise<void>
   /** Starts it again on the same port, empty. */
   start(): Promise<void>
+  /** The process id of the running server. */
+  pid(): number
   close(): Promise<void>
 }
 
@@ -77,6 +79,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     client,
     stop,
     start: launch,
+    pid: () => child?.pid ?? -1,
     async close() {
       client.disconnect()
       await stop()
