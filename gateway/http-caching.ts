@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /** What a CDN may do with a public answer: keep it as long as the gateway would, then serve it stale while it refreshes. */
@@ -15,8 +16,8 @@ export function weakEtag(body: string | Buffer): string {
   return `W/"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`
 }
 
-/** Whether the request's If-None-Match already names this ETag. */
-export function notModified(request: FastifyRequest, etag: string): boolean {
+/** Whether the request's If-None-Match already names this ETag (a Fastify request or a bare node:http one). */
+export function notModified(request: { headers: IncomingHttpHeaders }, etag: string): boolean {
   const header = request.headers['if-none-match']
   if (typeof header !== 'string') return false
   const bare = etag.replace(/^W\//, '')

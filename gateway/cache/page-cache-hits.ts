@@ -1,6 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER, TOKEN_COOKIE_NAME } from '../../shared/constants.ts'
 import { requestIdOf } from '../../shared/logging.ts'
+import { notModified } from '../http-caching.ts'
 import type { CachedPage, PageCache } from './page-cache.ts'
 
 export interface PageCacheHitOptions {
@@ -64,16 +65,6 @@ function headList(page: CachedPage, variant: Variant | 'not-modified'): string[]
     lists[variant] = list
   }
   return list
-}
-
-function notModified(request: IncomingMessage, etag: string): boolean {
-  const header = request.headers['if-none-match']
-  if (typeof header !== 'string') return false
-  const bare = etag.replace(/^W\//, '')
-  return header.split(',').some((candidate) => {
-    const value = candidate.trim()
-    return value === '*' || value.replace(/^W\//, '') === bare
-  })
 }
 
 /**
