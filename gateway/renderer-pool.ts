@@ -77,7 +77,8 @@ export class RendererPool {
     return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
   }
 
-  async render(pathWithQuery: string, headers: Record<string, string>): Promise<RenderResponse> {
+  /** Renders a page; with `body` (a RenderRequest as JSON) the renderer gets the page's data with the request. */
+  async render(pathWithQuery: string, headers: Record<string, string>, body?: string): Promise<RenderResponse> {
     await this.resolved
     const members = this.members
     const start = this.next++
@@ -86,8 +87,9 @@ export class RendererPool {
     for (const member of [...turn.filter((m) => m.up), ...turn.filter((m) => !m.up)]) {
       try {
         const response = await request(rendererUrl(member.base, pathWithQuery), {
-          method: 'GET',
-          headers: { ...headers, host: member.host },
+          ...(body === undefined
+            ? { method: 'GET', headers: { ...headers, host: member.host } }
+            : { method: 'POST', headers: { ...headers, host: member.host, 'content-type': 'application/json' }, body }),
           dispatcher: this.agent,
         })
         if (isClosingAnswer(response.statusCode, response.headers)) {
@@ -95,9 +97,9 @@ export class RendererPool {
           this.mark(member, false, 'closing (503)')
           continue
         }
-        const body = await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
+        const page = await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
         this.mark(member, true, 'rendered')
-        return { statusCode: response.statusCode, headers: response.headers, body, trailers: response.trailers }
+        return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
       } catch (error) {
         const code = (error as { code?: string }).code ?? ''
         if (!CONNECT_FAILURES.has(code)) throw error

@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER } from '../shared/constants.ts'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
 import { histogram, setUpMetrics } from '../shared/metrics.ts'
-import { errorPayload } from '../shared/payload.ts'
+import { type RenderRequest, errorPayload, isRenderRequest } from '../shared/payload.ts'
 import type { RendererConfig } from './config.ts'
-import { GatewayClient } from './gateway-client.ts'
+import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
-import { renderPage } from './render.tsx'
-import type { DeferredData } from './screens/types.ts'
+import { renderComplete, renderPage } from './render.tsx'
+import { type DeferredData, resolvedDeferred } from './screens/types.ts'
 
 const DEFAULT_STYLESHEET = '/styles.css'
 
@@ -56,7 +56,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       .send({ status: gatewayUp ? 'ready' : 'not ready', checks: { gateway: gatewayUp ? 'ok' : 'unreachable' } })
   })
 
-  app.get('/*', async (request, reply) => {
+  /** A page from the data the gateway handed over, or from what the renderer asks the gateway for. */
+  const renderRoute = async (request: FastifyRequest, reply: FastifyReply, given: RenderRequest | undefined): Promise<FastifyReply> => {
     const cut = request.url.indexOf('?')
     const path = cut === -1 ? request.url : request.url.slice(0, cut)
     const search = cut === -1 ? '' : request.url.slice(cut)
@@ -64,43 +65,49 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     const token = typeof header === 'string' ? header : undefined
     const call = { path, search, requestId: request.id, token }
 
-    let fetched
-    try {
-      fetched = await gateway.payload({ ...call, part: 'primary' })
-    } catch (error) {
-      request.log.error({ err: error }, 'no payload from the gateway')
-      fetched = {
-        cacheStatus: undefined,
-        payload: errorPayload({
-          path,
-          fullPath: request.url,
-          statusCode: 502,
-          message: 'De gegevens van deze pagina konden niet worden opgehaald.',
-          preview: token !== undefined,
-          siteUrl: '',
-        }),
+    let fetched: FetchedPayload
+    if (given) fetched = { payload: given.payload, cacheStatus: given.cacheStatus }
+    else {
+      try {
+        fetched = await gateway.payload({ ...call, part: 'primary' })
+      } catch (error) {
+        request.log.error({ err: error }, 'no payload from the gateway')
+        fetched = {
+          cacheStatus: undefined,
+          payload: errorPayload({
+            path,
+            fullPath: request.url,
+            statusCode: 502,
+            message: PAYLOAD_UNAVAILABLE_MESSAGE,
+            preview: token !== undefined,
+            siteUrl: '',
+          }),
+        }
       }
     }
     const { payload } = fetched
+    const handedDeferred = given?.deferred !== undefined && given.deferred !== null
     let deferred: DeferredData | null = null
     let deferredFailed = false
     if (payload.pending.length > 0) {
-      deferred = gateway.payload({ ...call, part: 'deferred' }).then(
-        ({ payload: rest }) => {
-          if (rest.status === 200) return rest.data
-          deferredFailed = true
-          return null
-        },
-        (error: unknown) => {
-          request.log.warn({ err: error }, 'deferred data failed')
-          deferredFailed = true
-          return null
-        },
-      )
+      deferred = handedDeferred
+        ? resolvedDeferred(given.deferred ?? null)
+        : gateway.payload({ ...call, part: 'deferred' }).then(
+            ({ payload: rest }) => {
+              if (rest.status === 200) return rest.data
+              deferredFailed = true
+              return null
+            },
+            (error: unknown) => {
+              request.log.warn({ err: error }, 'deferred data failed')
+              deferredFailed = true
+              return null
+            },
+          )
     }
     const userAgent = request.headers['user-agent'] ?? ''
     const started = performance.now()
-    await renderPage(reply, {
+    const options = {
       payload,
       deferred,
       deferredFailed: () => deferredFailed,
@@ -112,9 +119,20 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       client,
       timeoutMs: config.renderTimeoutMs,
       log: request.log,
-    })
+    }
+    const complete = payload.pending.length === 0 || handedDeferred
+    if (!complete || !renderComplete(reply, options)) await renderPage(reply, options)
     renderSeconds.observe({ status: String(reply.statusCode) }, (performance.now() - started) / 1000)
     return reply
+  }
+
+  app.get('/*', (request, reply) => renderRoute(request, reply, undefined))
+  // The gateway's way: the page's data in the body (see RenderRequest).
+  app.post('/*', { bodyLimit: RENDER_REQUEST_BODY_LIMIT_BYTES }, (request, reply) => {
+    if (!isRenderRequest(request.body)) {
+      return reply.code(400).send({ errors: [{ message: 'The body is not a render request', extensions: { code: 'BAD_REQUEST' } }] })
+    }
+    return renderRoute(request, reply, request.body)
   })
   return app
 }

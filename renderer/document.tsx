@@ -25,10 +25,17 @@ export interface DocumentProps {
   modulePreloads: string[]
   /** The response's script nonce, for the preload links under the page's Content-Security-Policy. */
   nonce: string
+  /**
+   * The bundle's entry as a script element at the end of the body, for a
+   * render that has no bootstrap option (renderToString); a module script
+   * runs once the document is parsed, so the payload below it is there.
+   */
+  entryScript?: string | undefined
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce }: DocumentProps) {
+export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce, entryScript }: DocumentProps) {
+  if (entryScript) preloadModule(entryScript, { as: 'script', nonce })
   for (const href of modulePreloads) preloadModule(href, { as: 'script', nonce })
   const meta = pageMeta(payload)
   const siteName = (payload.data.site as SiteSettingsData | undefined)?.globalSet?.companyName ?? FALLBACK_COMPANY_NAME
@@ -67,6 +74,7 @@ export function Document({ payload, deferred, stylesheet, client, modulePreloads
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(payload) }} />
         <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(client) }} />
+        {entryScript ? <script type="module" src={entryScript} nonce={nonce} /> : null}
       </body>
     </html>
   )

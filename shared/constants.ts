@@ -86,6 +86,10 @@ export const CSP_NONCE_HEADER = 'x-csp-nonce'
  * render timeout). Only complete pages may be cached.
  */
 export const RENDER_OUTCOME_TRAILER = 'x-render-outcome'
+/** The error shown when a page's data could not be assembled at all (gateway or renderer side). */
+export const PAYLOAD_UNAVAILABLE_MESSAGE = 'De gegevens van deze pagina konden niet worden opgehaald.'
+/** Largest page data the gateway hands a renderer with a render request. */
+export const RENDER_REQUEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
 /** Global set with navigation, contact details and footer. */
 export const SITE_SETTINGS_HANDLE = 'siteSettings'

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
-import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, type RenderRequest, errorPayload } from '../../shared/payload.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
+import { type BuiltPayload, combineCacheStatus } from '../payload/build-payload.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import type { RenderResponse } from '../renderer-pool.ts'
 import { PENDING, settledAtOnce } from '../settled-at-once.ts'
@@ -119,6 +120,33 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return reply.send(body)
   }
 
+  /**
+   * The page's data for its render, assembled here (through the caches) so
+   * the renderer need not ask for it: the primary part, and the deferred part
+   * too when it is at hand at once. Data still on its way is left to the
+   * renderer, which asks for it and streams it in when it comes.
+   */
+  async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<RenderRequest> {
+    const params = new URLSearchParams(url.search)
+    const query = params.toString()
+    const input = { path: url.path, fullPath: `${url.path}${query ? `?${query}` : ''}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, context }
+    let primary: BuiltPayload
+    try {
+      primary = await app.payloads.build({ ...input, part: 'primary' })
+    } catch (error) {
+      request.log.error({ err: error }, 'the page data could not be assembled')
+      const failed = errorPayload({ path: url.path, fullPath: input.fullPath, statusCode: 502, message: PAYLOAD_UNAVAILABLE_MESSAGE, preview: context.preview, siteUrl: '' })
+      return { payload: failed }
+    }
+    const { payload } = primary
+    if (payload.status === 200) app.renderTags.record(request.id, primary.tags)
+    if (payload.pending.length === 0 || payload.status !== 200) return { payload, cacheStatus: primary.cacheStatus }
+    const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
+    if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return { payload, cacheStatus: primary.cacheStatus }
+    app.renderTags.record(request.id, deferred.tags)
+    return { payload, deferred: deferred.payload.data, cacheStatus: combineCacheStatus([primary.cacheStatus, deferred.cacheStatus]) }
+  }
+
   async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
     let context = resolveToken(request, app.config.craftToken)
     const cacheKey = `${url.rawPath}${url.search}`
@@ -129,7 +157,9 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       const userAgent = request.headers['user-agent']
       if (userAgent) headers['user-agent'] = userAgent
       if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
-      const started = app.renderers.render(`${url.rawPath}${url.search}`, headers)
+      const started = renderRequest(request, url, context).then((body) =>
+        app.renderers.render(`${url.rawPath}${url.search}`, headers, JSON.stringify(body)),
+      )
       started.catch(() => undefined)
       return started
     }
@@ -196,8 +226,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
         const { trailers } = rendered
         rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
         rendered.body.on('end', () => {
-          if (trailers[RENDER_OUTCOME_TRAILER] !== 'complete') {
-            request.log.warn({ outcome: trailers[RENDER_OUTCOME_TRAILER] ?? 'unknown' }, 'degraded render; not cached')
+          // A page rendered whole says so in a header, a streamed one in its trailer.
+          const outcome = trailers[RENDER_OUTCOME_TRAILER] ?? rendered.headers[RENDER_OUTCOME_TRAILER]
+          if (outcome !== 'complete') {
+            request.log.warn({ outcome: outcome ?? 'unknown' }, 'degraded render; not cached')
             return
           }
           const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))

@@ -5,7 +5,7 @@ import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { AppRoot } from '../app-root.tsx'
 import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID } from '../document-ids.ts'
 import type { ScreenRegistry } from '../screens/registry.ts'
-import type { DeferredData } from '../screens/types.ts'
+import { type DeferredData, resolvedDeferred } from '../screens/types.ts'
 import { watchBuilds } from './build-watcher.ts'
 import { ClientApp, isBot } from './client-app.tsx'
 import { PayloadLoader } from './payload-loader.ts'
@@ -22,8 +22,7 @@ function readJson<T>(id: string): T | undefined {
 /** The streamed-in data of the page's Suspense boundary, as a promise React can read without waiting. */
 function deferredFromDocument(payload: PagePayload): DeferredData | null {
   if (payload.pending.length === 0) return null
-  const data = readJson<Record<string, unknown> | null>(DEFERRED_SCRIPT_ID) ?? null
-  return Object.assign(Promise.resolve(data), { status: 'fulfilled', value: data })
+  return resolvedDeferred(readJson<Record<string, unknown> | null>(DEFERRED_SCRIPT_ID) ?? null)
 }
 
 async function start(): Promise<void> {

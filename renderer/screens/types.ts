@@ -3,6 +3,11 @@ import type { PagePayload } from '../../shared/payload.ts'
 /** Data of the deferred loaders, by loader key; null when it could not be loaded. */
 export type DeferredData = Promise<Record<string, unknown> | null>
 
+/** Deferred data already at hand, as a promise React's `use` reads without suspending. */
+export function resolvedDeferred(data: Record<string, unknown> | null): DeferredData {
+  return Object.assign(Promise.resolve(data), { status: 'fulfilled' as const, value: data })
+}
+
 export interface ScreenProps {
   payload: PagePayload
   deferred: DeferredData | null
