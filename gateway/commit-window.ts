@@ -5,9 +5,10 @@ import { PassThrough, type Readable } from 'node:stream'
  * byte reaches the visitor. A renderer that dies within that time fails here,
  * while the render can still go to another renderer; once past it (a slow
  * Suspense boundary) the page streams on and a failure can only cut it short.
- * The returned stream gives the bytes read so far, then the rest.
+ * A page that ended in the window comes back whole, as one buffer; a longer
+ * one as a stream of the bytes read so far, then the rest.
  */
-export async function afterCommitWindow(body: Readable, windowMs: number): Promise<Readable> {
+export async function afterCommitWindow(body: Readable, windowMs: number): Promise<Buffer | Readable> {
   const chunks: Buffer[] = []
   const ended = await new Promise<boolean>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
@@ -32,9 +33,9 @@ export async function afterCommitWindow(body: Readable, windowMs: number): Promi
     }, windowMs)
     body.on('data', onData).once('end', onEnd).once('error', onError)
   })
+  if (ended) return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
   const out = new PassThrough()
   for (const chunk of chunks) out.write(chunk)
-  if (ended) return out.end()
   body.once('error', (error) => out.destroy(error))
   out.once('close', () => body.destroy())
   return body.pipe(out)

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
 import { RENDERER_COMMIT_WINDOW_MS } from '../shared/constants.ts'
+import { RENDER_REQUEST_CONTENT_TYPE } from '../shared/render-request.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { RendererUnavailableError } from './errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
@@ -8,7 +9,8 @@ import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRe
 export interface RenderResponse {
   statusCode: number
   headers: Record<string, string | string[] | undefined>
-  body: Readable
+  /** The whole page when it came within the commit window, else the stream of it. */
+  body: Buffer | Readable
   /** Filled in once the body has ended (the render's outcome). */
   trailers: Record<string, string | string[] | undefined>
 }
@@ -77,19 +79,19 @@ export class RendererPool {
     return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
   }
 
-  /** Renders a page; with `body` (a RenderRequest as JSON) the renderer gets the page's data with the request. */
+  /** Renders a page; with `body` (an encoded render request) the renderer gets the page's data with the request. */
   async render(pathWithQuery: string, headers: Record<string, string>, body?: string): Promise<RenderResponse> {
     await this.resolved
     const members = this.members
     const start = this.next++
     const turn = members.map((_, i) => members[(start + i) % members.length] as Member)
-    let lastError: unknown = new RendererUnavailableError()
+    let lastError: unknown
     for (const member of [...turn.filter((m) => m.up), ...turn.filter((m) => !m.up)]) {
       try {
         const response = await request(rendererUrl(member.base, pathWithQuery), {
           ...(body === undefined
             ? { method: 'GET', headers: { ...headers, host: member.host } }
-            : { method: 'POST', headers: { ...headers, host: member.host, 'content-type': 'application/json' }, body }),
+            : { method: 'POST', headers: { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body }),
           dispatcher: this.agent,
         })
         if (isClosingAnswer(response.statusCode, response.headers)) {
@@ -107,7 +109,7 @@ export class RendererPool {
         this.mark(member, false, code)
       }
     }
-    throw lastError
+    throw lastError ?? new RendererUnavailableError()
   }
 
   /** Whether at least one renderer answers its health check; every member's state follows the answers. */

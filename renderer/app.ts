@@ -4,7 +4,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
 import { histogram, setUpMetrics } from '../shared/metrics.ts'
-import { type RenderRequest, errorPayload, isRenderRequest } from '../shared/payload.ts'
+import { errorPayload } from '../shared/payload.ts'
+import { RENDER_REQUEST_CONTENT_TYPE, type RenderRequest, decodeRenderRequest } from '../shared/render-request.ts'
 import type { RendererConfig } from './config.ts'
 import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
@@ -43,6 +44,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     ...(config.graphqlWsUrl ? { graphqlWsUrl: config.graphqlWsUrl } : {}),
   }
   app.addHook('onClose', () => gateway.close())
+  // The render request is decoded in the route, where a bad one gets its 400.
+  app.addContentTypeParser(RENDER_REQUEST_CONTENT_TYPE, { parseAs: 'string', bodyLimit: RENDER_REQUEST_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body))
 
   const metrics = setUpMetrics(app, 'renderer')
   const renderSeconds = histogram(metrics.registry, 'render_duration_seconds', 'Time from request to the last byte of a page, by status', ['status'])
@@ -66,7 +69,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     const call = { path, search, requestId: request.id, token }
 
     let fetched: FetchedPayload
-    if (given) fetched = { payload: given.payload, cacheStatus: given.cacheStatus }
+    if (given) fetched = { payload: given.payload, cacheStatus: undefined }
     else {
       try {
         fetched = await gateway.payload({ ...call, part: 'primary' })
@@ -86,12 +89,12 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       }
     }
     const { payload } = fetched
-    const handedDeferred = given?.deferred !== undefined && given.deferred !== null
+    const handedDeferred = given?.deferred !== undefined
     let deferred: DeferredData | null = null
     let deferredFailed = false
     if (payload.pending.length > 0) {
       deferred = handedDeferred
-        ? resolvedDeferred(given.deferred ?? null)
+        ? resolvedDeferred(given?.deferred ?? null)
         : gateway.payload({ ...call, part: 'deferred' }).then(
             ({ payload: rest }) => {
               if (rest.status === 200) return rest.data
@@ -116,6 +119,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       stylesheet: assets.stylesheet,
       clientEntry: assets.clientEntry,
       modulePreloads: preloadsFor(modulePreloads, payload.screen),
+      payloadJson: given?.payloadJson,
       client,
       timeoutMs: config.renderTimeoutMs,
       log: request.log,
@@ -127,12 +131,11 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   }
 
   app.get('/*', (request, reply) => renderRoute(request, reply, undefined))
-  // The gateway's way: the page's data in the body (see RenderRequest).
-  app.post('/*', { bodyLimit: RENDER_REQUEST_BODY_LIMIT_BYTES }, (request, reply) => {
-    if (!isRenderRequest(request.body)) {
-      return reply.code(400).send({ errors: [{ message: 'The body is not a render request', extensions: { code: 'BAD_REQUEST' } }] })
-    }
-    return renderRoute(request, reply, request.body)
+  // The gateway's way: the page's data in the body (see render-request.ts).
+  app.post('/*', (request, reply) => {
+    const given = typeof request.body === 'string' ? decodeRenderRequest(request.body) : undefined
+    if (!given) return reply.code(400).send({ errors: [{ message: 'The body is not a render request', extensions: { code: 'BAD_REQUEST' } }] })
+    return renderRoute(request, reply, given)
   })
   return app
 }

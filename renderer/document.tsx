@@ -1,6 +1,7 @@
 import { preloadModule } from 'react-dom'
 import type { SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
+import { scriptJson } from '../shared/script-json.ts'
 import { FALLBACK_COMPANY_NAME } from './components/site-context.tsx'
 import { structuredData } from './structured-data.ts'
 import { AppRoot, pageMeta } from './app-root.tsx'
@@ -12,10 +13,6 @@ import { CONFIG_SCRIPT_ID, type ClientConfig, PAYLOAD_SCRIPT_ID, ROOT_ID } from 
 
 export type { ClientConfig }
 
-/** JSON that is safe inside a script element. */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
-}
 
 export interface DocumentProps {
   payload: PagePayload
@@ -25,6 +22,8 @@ export interface DocumentProps {
   modulePreloads: string[]
   /** The response's script nonce, for the preload links under the page's Content-Security-Policy. */
   nonce: string
+  /** The payload as script-safe JSON, when it is at hand as such. */
+  payloadJson?: string | undefined
   /**
    * The bundle's entry as a script element at the end of the body, for a
    * render that has no bootstrap option (renderToString); a module script
@@ -34,7 +33,7 @@ export interface DocumentProps {
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce, entryScript }: DocumentProps) {
+export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce, payloadJson, entryScript }: DocumentProps) {
   if (entryScript) preloadModule(entryScript, { as: 'script', nonce })
   for (const href of modulePreloads) preloadModule(href, { as: 'script', nonce })
   const meta = pageMeta(payload)
@@ -72,7 +71,7 @@ export function Document({ payload, deferred, stylesheet, client, modulePreloads
         <div id={ROOT_ID}>
           <AppRoot payload={payload} deferred={deferred} screens={ALL_SCREENS} />
         </div>
-        <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(payload) }} />
+        <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />
         <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(client) }} />
         {entryScript ? <script type="module" src={entryScript} nonce={nonce} /> : null}
       </body>

@@ -65,35 +65,3 @@ export function errorPayload(options: {
   }
 }
 
-/**
- * The body of a render request: the gateway hands the renderer the page's
- * data it has already assembled, so the renderer need not ask for it.
- * `deferred` is the data of the deferred loaders when the gateway had it at
- * once (cached); without it the renderer asks for it and streams it in.
- */
-export interface RenderRequest {
-  payload: PagePayload
-  deferred?: Record<string, unknown> | null
-  cacheStatus?: string
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Whether a parsed request body has the shape of a render request. */
-export function isRenderRequest(value: unknown): value is RenderRequest {
-  if (!isObject(value) || !isObject(value.payload)) return false
-  const { payload, deferred, cacheStatus } = value
-  return (
-    typeof payload.path === 'string' &&
-    typeof payload.fullPath === 'string' &&
-    typeof payload.screen === 'string' &&
-    typeof payload.status === 'number' &&
-    isObject(payload.data) &&
-    Array.isArray(payload.pending) &&
-    typeof payload.preview === 'boolean' &&
-    (deferred === undefined || deferred === null || isObject(deferred)) &&
-    (cacheStatus === undefined || typeof cacheStatus === 'string')
-  )
-}

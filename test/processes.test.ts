@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import t from 'tap'
-import { request } from 'undici'
+import { Agent, request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { shippedContent, titleOf } from './helpers/content.ts'
 import { h1Of } from './helpers/html.ts'
@@ -33,7 +33,9 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
   const started = startProcess('scripts/start.mjs', {
     PORT: String(port),
     RENDERER_PORT: String(rendererPort),
+    // Every page asks the embedded CMS, over the gateway's own port: slow enough that all are in flight at SIGTERM.
     PAGE_CACHE: 'false',
+    QUERY_CACHE: 'false',
   })
   t.teardown(() => started.stop('SIGKILL'))
   await waitForHttp(`http://127.0.0.1:${port}/builds/latest.json`)
@@ -45,9 +47,13 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
 
   // SIGTERM with pages in flight, each needing the gateway's own payload and embedded CMS routes to finish.
   const home = titleOf(store, `${DEFAULT_SITE_HANDLE}Home`)
+  // Thirty connections open before the pages are asked for, so every request is at the gateway when SIGTERM comes.
+  const agent = new Agent({ connections: 30 })
+  t.teardown(() => agent.close())
+  await Promise.all(Array.from({ length: 30 }, async () => (await request(`http://127.0.0.1:${port}/healthz`, { dispatcher: agent })).body.dump()))
   const answers = Array.from({ length: 30 }, async () => {
     try {
-      const page = await request(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(10_000), headers: { 'accept-encoding': 'identity' } })
+      const page = await request(`http://127.0.0.1:${port}/`, { dispatcher: agent, signal: AbortSignal.timeout(10_000), headers: { 'accept-encoding': 'identity' } })
       const text = await page.body.text()
       if (page.statusCode === 503 && text.includes('De website is even niet beschikbaar')) return 'refused'
       return page.statusCode === 200 && text.trimEnd().endsWith('</html>') && h1Of(text) === home ? 'complete' : `broken ${page.statusCode}`

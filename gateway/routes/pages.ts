@@ -1,12 +1,15 @@
+import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
-import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, type RenderRequest, errorPayload } from '../../shared/payload.ts'
+import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, errorPayload } from '../../shared/payload.ts'
+import { encodeRenderRequest } from '../../shared/render-request.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
-import { type BuiltPayload, combineCacheStatus } from '../payload/build-payload.ts'
+import type { BuiltPayload } from '../payload/build-payload.ts'
+import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import type { RenderResponse } from '../renderer-pool.ts'
 import { PENDING, settledAtOnce } from '../settled-at-once.ts'
@@ -51,8 +54,23 @@ function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
 
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
 function discard(rendered: RenderResponse): void {
+  if (Buffer.isBuffer(rendered.body)) return
   rendered.body.on('error', () => undefined)
   rendered.body.destroy()
+}
+
+/**
+ * The whole body of a render once it has been sent on: the visitor's answer
+ * then has every header the send hooks add (the stored page keeps them).
+ */
+function whenSent(reply: FastifyReply, body: Buffer | Readable, done: (whole: Buffer) => void): void {
+  if (Buffer.isBuffer(body)) {
+    reply.raw.once('close', () => done(body))
+    return
+  }
+  const chunks: Buffer[] = []
+  body.on('data', (chunk: Buffer) => chunks.push(chunk))
+  body.on('end', () => done(Buffer.concat(chunks)))
 }
 
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
@@ -115,7 +133,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
       reply.headers(cacheTagHeaders(built.tags))
       app.renderTags.record(request.id, built.tags)
-      return sendWithEtag(request, reply, JSON.stringify(body))
+      return sendWithEtag(request, reply, payloadJson(body))
     }
     return reply.send(body)
   }
@@ -126,7 +144,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
    * too when it is at hand at once. Data still on its way is left to the
    * renderer, which asks for it and streams it in when it comes.
    */
-  async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<RenderRequest> {
+  async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<string> {
     const params = new URLSearchParams(url.search)
     const query = params.toString()
     const input = { path: url.path, fullPath: `${url.path}${query ? `?${query}` : ''}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, context }
@@ -136,15 +154,17 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     } catch (error) {
       request.log.error({ err: error }, 'the page data could not be assembled')
       const failed = errorPayload({ path: url.path, fullPath: input.fullPath, statusCode: 502, message: PAYLOAD_UNAVAILABLE_MESSAGE, preview: context.preview, siteUrl: '' })
-      return { payload: failed }
+      return encodeRenderRequest(payloadJson(failed))
     }
     const { payload } = primary
     if (payload.status === 200) app.renderTags.record(request.id, primary.tags)
-    if (payload.pending.length === 0 || payload.status !== 200) return { payload, cacheStatus: primary.cacheStatus }
+    // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
+    const deferredMayBeCached = app.config.cache.queryCache && !context.preview
+    if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return encodeRenderRequest(payloadJson(payload))
     const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
-    if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return { payload, cacheStatus: primary.cacheStatus }
+    if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return encodeRenderRequest(payloadJson(payload))
     app.renderTags.record(request.id, deferred.tags)
-    return { payload, deferred: deferred.payload.data, cacheStatus: combineCacheStatus([primary.cacheStatus, deferred.cacheStatus]) }
+    return encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data))
   }
 
   async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
@@ -157,9 +177,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       const userAgent = request.headers['user-agent']
       if (userAgent) headers['user-agent'] = userAgent
       if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
-      const started = renderRequest(request, url, context).then((body) =>
-        app.renderers.render(`${url.rawPath}${url.search}`, headers, JSON.stringify(body)),
-      )
+      const started = renderRequest(request, url, context).then((body) => app.renderers.render(`${url.rawPath}${url.search}`, headers, body))
       started.catch(() => undefined)
       return started
     }
@@ -219,20 +237,21 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     } else {
       reply.header(CACHE_STATUS_HEADER, useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
       reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
-      // The payloads the renderer has fetched so far (the deferred ones may follow): the stored page gets them all.
-      if (rendered.statusCode === 200) reply.headers(cacheTagHeaders(app.renderTags.peek(request.id)))
+      // The payloads of the render so far (a streamed page's deferred ones may follow): the stored page gets them all.
+      const whole = Buffer.isBuffer(rendered.body)
+      if (rendered.statusCode === 200) {
+        reply.headers(cacheTagHeaders(whole && !useCache ? app.renderTags.take(request.id) : app.renderTags.peek(request.id)))
+      }
       if (useCache && rendered.statusCode === 200) {
-        const chunks: Buffer[] = []
         const { trailers } = rendered
-        rendered.body.on('data', (chunk: Buffer) => chunks.push(chunk))
-        rendered.body.on('end', () => {
+        whenSent(reply, rendered.body, (body) => {
           // A page rendered whole says so in a header, a streamed one in its trailer.
           const outcome = trailers[RENDER_OUTCOME_TRAILER] ?? rendered.headers[RENDER_OUTCOME_TRAILER]
           if (outcome !== 'complete') {
             request.log.warn({ outcome: outcome ?? 'unknown' }, 'degraded render; not cached')
             return
           }
-          const { html, scriptHashes } = forCaching(Buffer.concat(chunks).toString('utf8'))
+          const { html, scriptHashes } = forCaching(body.toString('utf8'))
           const cacheControl = publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs)
           const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }
           const store = (tags: readonly string[]): void => app.pageCache.store(ticket, cacheKey, 200, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)

@@ -1,11 +1,21 @@
 const dateFormat = new Intl.DateTimeFormat('nl-NL', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Europe/Amsterdam' })
 const euro = new Intl.NumberFormat('nl-NL', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 })
 
+/** Dates already formatted: Intl's formatter showed in the render profile, and a site has few dates. */
+const formattedDates = new Map<string, string>()
+const MAX_FORMATTED_DATES = 2000
+
 /** `14 maart 2025`, the same on server and client. */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return ''
-  const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? '' : dateFormat.format(date)
+  let formatted = formattedDates.get(iso)
+  if (formatted === undefined) {
+    const date = new Date(iso)
+    formatted = Number.isNaN(date.getTime()) ? '' : dateFormat.format(date)
+    if (formattedDates.size >= MAX_FORMATTED_DATES) formattedDates.clear()
+    formattedDates.set(iso, formatted)
+  }
+  return formatted
 }
 
 export function formatSalary(min: number | null, max: number | null): string | undefined {

@@ -34,6 +34,7 @@ const closing: Handler = (_req, res) => {
 
 async function renderText(pool: RendererPool, path = '/'): Promise<{ status: number; text: string }> {
   const response = await pool.render(path, { accept: 'text/html' })
+  if (Buffer.isBuffer(response.body)) return { status: response.statusCode, text: response.body.toString('utf8') }
   const chunks: Buffer[] = []
   for await (const chunk of response.body) chunks.push(chunk as Buffer)
   return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') }

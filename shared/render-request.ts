@@ -1,0 +1,57 @@
+import type { PagePayload } from './payload.ts'
+import { scriptSafe } from './script-json.ts'
+
+/**
+ * A render request's body: the page's payload as JSON on the first line, the
+ * data of its deferred loaders on the second when the gateway had it at once.
+ * JSON text never holds a raw line break, so the lines split unambiguously,
+ * and the renderer embeds the payload's line in the page as it came, without
+ * serialising the payload again.
+ */
+export const RENDER_REQUEST_CONTENT_TYPE = 'application/x-ndjson'
+
+export interface RenderRequest {
+  payload: PagePayload
+  /** The payload as script-safe JSON, for the page's payload script. */
+  payloadJson: string
+  /** Data of the deferred loaders, when handed over; otherwise the renderer asks for it. */
+  deferred?: Record<string, unknown>
+}
+
+export function encodeRenderRequest(payloadJson: string, deferredJson?: string): string {
+  return deferredJson === undefined ? payloadJson : `${payloadJson}\n${deferredJson}`
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isPayload(value: unknown): value is PagePayload {
+  return (
+    isObject(value) &&
+    typeof value.path === 'string' &&
+    typeof value.fullPath === 'string' &&
+    typeof value.screen === 'string' &&
+    typeof value.status === 'number' &&
+    isObject(value.data) &&
+    Array.isArray(value.pending) &&
+    typeof value.preview === 'boolean'
+  )
+}
+
+/** The render request in a body; undefined when it is not one (not JSON, or not a payload). */
+export function decodeRenderRequest(body: string): RenderRequest | undefined {
+  const cut = body.indexOf('\n')
+  const payloadText = cut === -1 ? body : body.slice(0, cut)
+  let payload: unknown
+  let deferred: unknown
+  try {
+    payload = JSON.parse(payloadText)
+    if (cut !== -1) deferred = JSON.parse(body.slice(cut + 1))
+  } catch {
+    return undefined
+  }
+  if (!isPayload(payload) || (deferred !== undefined && !isObject(deferred))) return undefined
+  // Made safe here too: the renderer does not take the sender's word for it.
+  return { payload, payloadJson: scriptSafe(payloadText), ...(deferred === undefined ? {} : { deferred }) }
+}

@@ -1,0 +1,111 @@
+import t from 'tap'
+import { request } from 'undici'
+import { payloadJson } from '../gateway/payload/payload-json.ts'
+import { PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import type { PagePayload } from '../shared/payload.ts'
+import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-request.ts'
+import { startSystem } from './helpers/system.ts'
+
+const system = await startSystem({ PAGE_CACHE: 'false' })
+t.teardown(() => system.close())
+
+const rendererUrl = (): string => {
+  const address = system.renderer.server.address()
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+}
+
+/** Paths the gateway was asked for under one request id (the renderer passes the page's id on). */
+function gatewayPathsOf(requestId: string): string[] {
+  return system.gatewayLogs.lines
+    .filter((line) => line.requestId === requestId && line.msg === 'incoming request')
+    .map((line) => String((line.req as { url?: string } | undefined)?.url ?? ''))
+}
+
+async function primaryAndDeferred(path: string): Promise<{ primary: PagePayload; deferred: Record<string, unknown> }> {
+  const base = path === '/' ? '' : path
+  const primary = (await (await request(`${system.url}${base}${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
+  const rest = (await (await request(`${system.url}${base}${PAYLOAD_SUFFIX}?part=deferred`)).body.json()) as PagePayload
+  return { primary, deferred: rest.data }
+}
+
+t.test('a page whose data is all cached is rendered from the data the gateway hands over, whole', async (t) => {
+  await (await request(`${system.url}/`)).body.dump()
+  const response = await request(`${system.url}/`, { headers: { [REQUEST_ID_HEADER]: 'whole-home-1' } })
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.same(gatewayPathsOf('whole-home-1'), ['/'], 'the renderer asked the gateway for no payload')
+  t.match(html, /data-loaded="true"/, 'the latest news is in the page')
+  t.notMatch(html, /<!--\$\?-->/, 'no boundary left pending')
+  t.notMatch(html, /<script(?![^>]*\b(?:src|type)=)[^>]*>/, 'no inline script: nothing streams in later')
+  t.match(html, /<script type="module" src="\/assets\/[^"]+" nonce="[^"]+"><\/script><\/body>/, 'the bundle runs after the document is parsed')
+  const nonce = /nonce="([^"]+)"/.exec(html)?.[1]
+  t.match(String(response.headers['content-security-policy']), `'nonce-${nonce}'`, 'under the answer\'s nonce')
+})
+
+t.test('a page with pending data is still streamed: the renderer asks for the deferred part itself', async (t) => {
+  system.gateway.cache.purge()
+  const response = await request(`${system.url}/`, { headers: { [REQUEST_ID_HEADER]: 'streamed-home-1' } })
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.match(html, /data-loaded="true"/)
+  t.same(gatewayPathsOf('streamed-home-1').filter((url) => url.includes(PAYLOAD_SUFFIX)), [`${PAYLOAD_SUFFIX}?part=deferred`], 'only the deferred part, by the renderer')
+})
+
+t.test('the renderer renders a render request as the gateway sends it, and refuses what is not one', async (t) => {
+  const { primary, deferred } = await primaryAndDeferred('/')
+  const body = encodeRenderRequest(payloadJson(primary), JSON.stringify(deferred))
+  const rendered = await request(`${rendererUrl()}/`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body })
+  const html = await rendered.body.text()
+  t.equal(rendered.statusCode, 200)
+  t.equal(rendered.headers['x-render-outcome'], 'complete', 'a page rendered whole says so in a header')
+  t.match(html, /data-loaded="true"/)
+
+  for (const bad of ['', 'not json', '{"path":"/"}', `${payloadJson(primary)}\n[1,2]`, JSON.stringify({ ...primary, status: '200' })]) {
+    const refused = await request(`${rendererUrl()}/`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body: bad })
+    t.equal(refused.statusCode, 400, `refused: ${bad.slice(0, 20) || '(empty)'}`)
+    t.match(await refused.body.json(), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
+  }
+})
+
+t.test('a boundary that fails in the whole render is rendered again by the streaming path, which reports it', async (t) => {
+  const { primary } = await primaryAndDeferred('/')
+  // An article without a title or uri breaks the latest-news block inside its Suspense boundary.
+  const broken = JSON.stringify({ latestArticles: { entries: [null] } })
+  const rendered = await request(`${rendererUrl()}/`, {
+    method: 'POST',
+    headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [REQUEST_ID_HEADER]: 'broken-boundary-1' },
+    body: encodeRenderRequest(payloadJson(primary), broken),
+  })
+  await rendered.body.text()
+  t.equal(rendered.statusCode, 500, 'not a 200 with the failure hidden')
+  t.ok(
+    system.rendererLogs.lines.some((line) => line.requestId === 'broken-boundary-1' && line.msg === 'render error'),
+    'the error is logged',
+  )
+})
+
+t.test('the payload line is embedded as it came, made script-safe whatever the sender did', async (t) => {
+  const { primary } = await primaryAndDeferred('/over-ons')
+  const hostile = { ...primary, fullPath: '/over-ons?x=</script><script>alert(1)</script>\u2028' }
+  const decoded = decodeRenderRequest(JSON.stringify(hostile))
+  t.ok(decoded)
+  t.notMatch(decoded?.payloadJson ?? '', /<|\u2028/, 'no < or line separator left raw')
+  t.same(JSON.parse(decoded?.payloadJson ?? ''), hostile, 'the same value')
+  const rendered = await request(`${rendererUrl()}/over-ons`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body: JSON.stringify(hostile) })
+  const html = await rendered.body.text()
+  t.equal(rendered.statusCode, 200)
+  t.notMatch(html, /<script>alert/, 'the payload cannot end its script element')
+})
+
+t.test('payload JSON from the memo: the same value as JSON.stringify, serialised once per cached answer', async (t) => {
+  const { primary } = await primaryAndDeferred('/over-ons')
+  const text = payloadJson(primary)
+  t.same(JSON.parse(text), primary)
+  t.equal(text, payloadJson({ ...primary }), 'the same text again')
+  const payload = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}`)).body.json()) as PagePayload
+  t.same(payload, primary, 'the payload route answers the same value')
+  const data = { a: { html: '<p>x</p>' } }
+  const withRichText = payloadJson({ ...primary, data })
+  t.notMatch(withRichText, /</, 'rich text stays script-safe')
+  t.same(JSON.parse(withRichText), { ...primary, data })
+})
