@@ -12,8 +12,10 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
+import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../shared/render-request.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const smoke = process.argv.includes('--smoke')
@@ -95,7 +97,7 @@ async function startSystem(name, env) {
   await waitFor(`http://127.0.0.1:${port}/healthz`)
   await waitFor(`http://127.0.0.1:${rendererPort}/healthz`)
   log(`${name} on ${port}`)
-  return { name, url: `http://127.0.0.1:${port}`, gateway, renderer }
+  return { name, url: `http://127.0.0.1:${port}`, rendererUrl: `http://127.0.0.1:${rendererPort}`, gateway, renderer }
 }
 
 async function startNginx(html) {
@@ -136,13 +138,27 @@ http {
   return `http://127.0.0.1:${port}/`
 }
 
-async function startBareFastify(html) {
+/** A bare Fastify route with the page's bytes; with `upstream`, one that fetches them from there (undici) and sends them on. */
+async function startBareFastify(html, upstream) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-fastify-'))
   writeFileSync(join(dir, 'index.html'), html)
   const port = await freePort()
-  start(process.execPath, [join(root, 'scripts/bench-bare-fastify.mjs')], { PORT: String(port), BODY_FILE: join(dir, 'index.html'), NODE_PATH: join(root, 'node_modules') })
+  start(process.execPath, [join(root, 'scripts/bench-bare-fastify.mjs')], {
+    PORT: String(port),
+    BODY_FILE: join(dir, 'index.html'),
+    NODE_PATH: join(root, 'node_modules'),
+    ...(upstream ? { UPSTREAM_URL: upstream } : {}),
+  })
   await waitFor(`http://127.0.0.1:${port}/`)
   return `http://127.0.0.1:${port}/`
+}
+
+/** The render request the gateway sends for the home page once its data is cached: the renderer's work alone. */
+async function homeRenderRequest(system) {
+  const part = async (name) => (await fetch(`${system.url}/_payload.json?part=${name}`)).json()
+  const primary = await part('primary')
+  const deferred = await part('deferred')
+  return encodeRenderRequest(payloadJson(primary), dataJsonOf(deferred.data))
 }
 
 /** One wrk run (optionally with a Lua script): requests per second and latency percentiles in milliseconds. */
@@ -218,6 +234,7 @@ async function main() {
   const html = Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer())
   const nginx = await startNginx(html)
   const bare = await startBareFastify(html)
+  const hops = await startBareFastify(html, bare)
 
   const scenarios = [
     { id: 1, name: 'nginx static file (reference)', url: nginx },
@@ -225,26 +242,32 @@ async function main() {
     { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/` },
     { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/` },
     { id: 4, name: 'home, page cache off (rendered every time)', url: `${rendered.url}/` },
+    { id: '4a', name: 'the renderer alone: the home page\'s render request (data handed over), rendered whole', url: `${rendered.rendererUrl}/`, script: 'render' },
+    { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops },
     { id: 5, name: 'home, everything uncached', url: `${uncached.url}/` },
     { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json` },
-    { id: 7, name: 'POST /api allowlisted query, cache hit', url: `${cached.url}/api`, post: true },
+    { id: 7, name: 'POST /api allowlisted query, cache hit', url: `${cached.url}/api`, script: 'api' },
   ]
 
   const luaDir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
   const operations = createOperations(DEFAULT_SITE_HANDLE)
   const body = JSON.stringify({ query: operations.ServiceList, variables: { site: 'havenborg' } })
-  const postScript = join(luaDir, 'post.lua')
-  writeFileSync(postScript, `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ${JSON.stringify(body)}\n`)
+  const post = (name, contentType, text) => {
+    const file = join(luaDir, `${name}.lua`)
+    writeFileSync(file, `wrk.method = "POST"\nwrk.headers["Content-Type"] = ${JSON.stringify(contentType)}\nwrk.body = ${JSON.stringify(text)}\n`)
+    return file
+  }
+  const scripts = { api: post('api', 'application/json', body), render: post('render', RENDER_REQUEST_CONTENT_TYPE, await homeRenderRequest(cached)) }
 
   // Warm-up: fill every cache and let the JIT settle.
   for (const scenario of scenarios) {
-    wrk(scenario.url, smoke ? 1 : 3, scenario.post ? postScript : undefined)
+    wrk(scenario.url, smoke ? 1 : 3, scripts[scenario.script])
   }
 
   const runs = new Map(scenarios.map((s) => [s.id, []]))
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of scenarios) {
-      const result = wrk(scenario.url, SECONDS, scenario.post ? postScript : undefined)
+      const result = wrk(scenario.url, SECONDS, scripts[scenario.script])
       runs.get(scenario.id).push(result)
       log(`round ${round} #${scenario.id} ${scenario.name}: ${result.rps.toFixed(0)} req/s`)
     }
