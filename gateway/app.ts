@@ -137,8 +137,16 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh failed; serving stale'),
     ...(sharedCache ? { shared: sharedCache } : {}),
   })
-  const content = new ContentService(client, cache, operations, config.cache.queryCache, (result) => cacheLookups.inc({ cache: 'query', result }))
-  app.decorate('pageCacheLookups', (result: CacheStatus) => cacheLookups.inc({ cache: 'page', result }))
+  // Counted several times per page: each (cache, result) pair's counter is bound once, not labelled per lookup.
+  const boundLookups = new Map<string, { inc: () => void }>()
+  const countLookup = (cacheName: 'query' | 'page', result: CacheStatus): void => {
+    const key = `${cacheName}:${result}`
+    let bound = boundLookups.get(key)
+    if (!bound) boundLookups.set(key, (bound = cacheLookups.labels({ cache: cacheName, result })))
+    bound.inc()
+  }
+  const content = new ContentService(client, cache, operations, config.cache.queryCache, (result) => countLookup('query', result))
+  app.decorate('pageCacheLookups', (result: CacheStatus) => countLookup('page', result))
 
   app.decorate('config', config)
   app.decorate('cache', cache)

@@ -43,6 +43,12 @@ export interface GatewayConfig {
     connections: number
   }
   renderTimeoutMs: number
+  /**
+   * Hand the page's payload to the renderer with the render request; false:
+   * the renderer fetches it (renderers older than this gateway, during a
+   * rolling upgrade; and for comparison in the bench).
+   */
+  renderWithPayload: boolean
   cache: {
     maxEntries: number
     maxBytes: number
@@ -132,6 +138,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       connections: readInteger(env, 'UPSTREAM_CONNECTIONS', 32, 1, 1024),
     },
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 15_000, 100, 120_000),
+    renderWithPayload: readBoolean(env, 'RENDER_WITH_PAYLOAD', true),
     cache: {
       maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', 5000, 1, 1_000_000),
       maxBytes: readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),

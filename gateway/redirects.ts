@@ -57,6 +57,8 @@ interface RedirectEntry {
 export class Redirects {
   private lastAnswer: UpstreamAnswer | undefined
   private fromCms: RedirectRule[] = []
+  /** The live rules by path (configured first), made again when the CMS's answer changes. */
+  private byPath: Map<string, RedirectRule> | undefined
 
   constructor(
     private readonly configured: readonly RedirectRule[],
@@ -79,6 +81,7 @@ export class Redirects {
       if (answer !== this.lastAnswer) {
         this.lastAnswer = answer
         this.fromCms = rulesOf(answer)
+        this.byPath = undefined
       }
     } catch (error) {
       log.warn({ err: error }, 'redirects from the CMS unavailable; using the last known ones')
@@ -87,7 +90,14 @@ export class Redirects {
   }
 
   async match(path: string, context?: RunContext, log?: FastifyBaseLogger): Promise<RedirectRule | undefined> {
-    return (await this.rules(context, log)).find((rule) => rule.from === path)
+    const rules = await this.rules(context, log)
+    if (context?.preview) return rules.find((rule) => rule.from === path)
+    if (!this.byPath) {
+      this.byPath = new Map()
+      // The first rule for a path wins, as a search through the list would find it.
+      for (const rule of rules) if (!this.byPath.has(rule.from)) this.byPath.set(rule.from, rule)
+    }
+    return this.byPath.get(path)
   }
 }
 

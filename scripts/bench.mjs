@@ -230,6 +230,7 @@ async function main() {
   const cached = await startSystem('page cache', { PAGE_CACHE: 'true' })
   const routed = await startSystem('page cache, hits routed', { PAGE_CACHE: 'true', PAGE_CACHE_FAST_PATH: 'false' })
   const rendered = await startSystem('page cache off', { PAGE_CACHE: 'false' })
+  const fetching = await startSystem('page cache off, the renderer fetching its payloads', { PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false' })
   const uncached = await startSystem('no caches', { PAGE_CACHE: 'false', QUERY_CACHE: 'false' })
   const html = Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer())
   const nginx = await startNginx(html)
@@ -242,6 +243,7 @@ async function main() {
     { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/` },
     { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/` },
     { id: 4, name: 'home, page cache off (rendered every time)', url: `${rendered.url}/` },
+    { id: '4c', name: 'home, page cache off, the renderer fetching its payloads (before the hand-over)', url: `${fetching.url}/` },
     { id: '4a', name: 'the renderer alone: the home page\'s render request (data handed over), rendered whole', url: `${rendered.rendererUrl}/`, script: 'render' },
     { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops },
     { id: 5, name: 'home, everything uncached', url: `${uncached.url}/` },

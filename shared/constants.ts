@@ -83,7 +83,8 @@ export const CSP_NONCE_HEADER = 'x-csp-nonce'
 /**
  * Trailer of a streamed page, sent after its last byte: `complete`, or
  * `degraded` when part of it failed after the 200 went out (deferred data,
- * render timeout). Only complete pages may be cached.
+ * render timeout). A page rendered whole sends it as a header. Only complete
+ * pages may be cached.
  */
 export const RENDER_OUTCOME_TRAILER = 'x-render-outcome'
 /** The error shown when a page's data could not be assembled at all (gateway or renderer side). */

@@ -109,3 +109,17 @@ t.test('payload JSON from the memo: the same value as JSON.stringify, serialised
   t.notMatch(withRichText, /</, 'rich text stays script-safe')
   t.same(JSON.parse(withRichText), { ...primary, data })
 })
+
+t.test('RENDER_WITH_PAYLOAD=false: the renderer fetches the payload itself, as renderers before the hand-over did', async (t) => {
+  const fetching = await startSystem({ PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false' })
+  t.teardown(() => fetching.close())
+  const response = await request(`${fetching.url}/over-ons`, { headers: { [REQUEST_ID_HEADER]: 'fetching-about-1' } })
+  const html = await response.body.text()
+  t.equal(response.statusCode, 200)
+  t.match(html, /<h1[^>]*>/)
+  const asked = fetching.gatewayLogs.lines
+    .filter((line) => line.requestId === 'fetching-about-1' && line.msg === 'incoming request')
+    .map((line) => String((line.req as { url?: string } | undefined)?.url ?? ''))
+    .filter((url) => !url.startsWith('/cms/'))
+  t.same(asked, ['/over-ons', `/over-ons${PAYLOAD_SUFFIX}?part=primary`], 'the page, then its payload asked by the renderer')
+})

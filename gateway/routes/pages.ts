@@ -76,6 +76,9 @@ function whenSent(reply: FastifyReply, body: Buffer | Readable, done: (whole: Bu
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
   const csp = (scripts: string[]): string => contentSecurityPolicy(scripts, app.config.frameAncestors, app.config.connectSources)
+  // A fresh page's policy differs only in its nonce: the text around it is made once.
+  const [beforeNonce, afterNonce] = csp(["'nonce-\u0000'"]).split('\u0000') as [string, string]
+  const nonceCsp = (nonce: string): string => `${beforeNonce}${nonce}${afterNonce}`
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const url = splitUrl(request.url)
@@ -177,7 +180,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       const userAgent = request.headers['user-agent']
       if (userAgent) headers['user-agent'] = userAgent
       if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
-      const started = renderRequest(request, url, context).then((body) => app.renderers.render(`${url.rawPath}${url.search}`, headers, body))
+      const path = `${url.rawPath}${url.search}`
+      const started = app.config.renderWithPayload
+        ? renderRequest(request, url, context).then((body) => app.renderers.render(path, headers, body))
+        : app.renderers.render(path, headers)
       started.catch(() => undefined)
       return started
     }
@@ -227,7 +233,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     }
     const nonce = rendered.headers[CSP_NONCE_HEADER]
     reply.code(rendered.statusCode).headers(passed)
-    reply.header('content-security-policy', csp(typeof nonce === 'string' ? [`'nonce-${nonce}'`] : []))
+    reply.header('content-security-policy', typeof nonce === 'string' ? nonceCsp(nonce) : csp([]))
     if (context.preview) {
       app.pageCacheLookups('BYPASS')
       markPrivate(reply)
