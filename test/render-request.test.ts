@@ -19,6 +19,7 @@ function gatewayPathsOf(requestId: string): string[] {
   return system.gatewayLogs.lines
     .filter((line) => line.requestId === requestId && line.msg === 'incoming request')
     .map((line) => String((line.req as { url?: string } | undefined)?.url ?? ''))
+    .filter((url) => !url.startsWith('/cms/'))
 }
 
 async function primaryAndDeferred(path: string): Promise<{ primary: PagePayload; deferred: Record<string, unknown> }> {
