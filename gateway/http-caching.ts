@@ -29,8 +29,10 @@ export function notModified(request: { headers: IncomingHttpHeaders }, etag: str
 
 /** Sets the ETag, and answers 304 when the client has this version already. */
 export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: string | Buffer): FastifyReply {
-  const etag = weakEtag(body)
+  // Encoded once: hashing and sending a string would each encode it again, and Fastify would measure it in a pass of its own.
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body
+  const etag = weakEtag(bytes)
   reply.header('etag', etag)
   if (notModified(request, etag)) return reply.code(304).send()
-  return reply.send(body)
+  return reply.send(bytes)
 }

@@ -88,7 +88,8 @@ export function renderComplete(reply: FastifyReply, options: RenderOptions): boo
   if (html.includes(CLIENT_RENDERED_BOUNDARY)) return false
   startReply(reply, options, options.payload.status, nonce)
   reply.header(RENDER_OUTCOME_TRAILER, 'complete')
-  reply.send(`<!DOCTYPE html>${html}`)
+  // One pass from the string to bytes; sent as a string, its length would be counted in a pass of its own.
+  reply.send(Buffer.from(`<!DOCTYPE html>${html}`))
   return true
 }
 
