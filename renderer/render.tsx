@@ -55,6 +55,22 @@ function startReply(reply: FastifyReply, options: RenderOptions, status: number,
   if (payload.preview || status !== 200) reply.header('x-robots-tag', 'noindex')
 }
 
+/** The page's document; `entryScript` for a render without React's bootstrap option. */
+function documentOf(options: RenderOptions, nonce: string, entryScript: string | undefined) {
+  return (
+    <Document
+      payload={options.payload}
+      deferred={options.deferred}
+      stylesheet={options.stylesheet}
+      client={options.client}
+      modulePreloads={options.clientEntry ? options.modulePreloads : []}
+      nonce={nonce}
+      payloadJson={options.payloadJson}
+      entryScript={entryScript}
+    />
+  )
+}
+
 /** Marks React leaves in the HTML of a Suspense boundary that failed on the server and is left to the browser. */
 const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
 
@@ -70,18 +86,7 @@ export function renderComplete(reply: FastifyReply, options: RenderOptions): boo
   const nonce = nextNonce()
   let html: string
   try {
-    html = renderToString(
-      <Document
-        payload={options.payload}
-        deferred={options.deferred}
-        stylesheet={options.stylesheet}
-        client={options.client}
-        modulePreloads={options.clientEntry ? options.modulePreloads : []}
-        nonce={nonce}
-        payloadJson={options.payloadJson}
-        entryScript={options.clientEntry}
-      />,
-    )
+    html = renderToString(documentOf(options, nonce, options.clientEntry))
   } catch {
     return false
   }
@@ -118,41 +123,30 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
       reply.send(body)
       stream.pipe(body)
     }
-    const stream = renderToPipeableStream(
-      <Document
-        payload={payload}
-        deferred={options.deferred}
-        stylesheet={options.stylesheet}
-        client={options.client}
-        modulePreloads={options.clientEntry ? options.modulePreloads : []}
-        nonce={nonce}
-        payloadJson={options.payloadJson}
-      />,
-      {
-        ...(options.clientEntry ? { bootstrapModules: [options.clientEntry] } : {}),
-        nonce,
-        onShellReady() {
-          if (!options.waitForAll) start()
-        },
-        onAllReady() {
-          if (options.waitForAll) start()
-        },
-        onShellError(error) {
-          options.log.error({ err: error }, 'the page shell failed to render')
-          clearTimeout(timer)
-          reply.code(500).type('text/html; charset=utf-8').header('cache-control', 'private, no-store').send(SHELL_ERROR_PAGE)
-          finish()
-        },
-        onError(error) {
-          if (body.destroyed) {
-            options.log.debug({ err: error }, 'the visitor left before the page was complete')
-            return
-          }
-          failed = true
-          options.log.error({ err: error }, 'render error')
-        },
+    const stream = renderToPipeableStream(documentOf(options, nonce, undefined), {
+      ...(options.clientEntry ? { bootstrapModules: [options.clientEntry] } : {}),
+      nonce,
+      onShellReady() {
+        if (!options.waitForAll) start()
       },
-    )
+      onAllReady() {
+        if (options.waitForAll) start()
+      },
+      onShellError(error) {
+        options.log.error({ err: error }, 'the page shell failed to render')
+        clearTimeout(timer)
+        reply.code(500).type('text/html; charset=utf-8').header('cache-control', 'private, no-store').send(SHELL_ERROR_PAGE)
+        finish()
+      },
+      onError(error) {
+        if (body.destroyed) {
+          options.log.debug({ err: error }, 'the visitor left before the page was complete')
+          return
+        }
+        failed = true
+        options.log.error({ err: error }, 'render error')
+      },
+    })
     const timer = setTimeout(() => {
       options.log.warn({ path: payload.path }, 'render timed out; aborting')
       stream.abort(new Error('render timeout'))

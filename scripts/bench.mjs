@@ -8,6 +8,7 @@
 import { execFileSync, execSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -138,16 +139,21 @@ http {
   return `http://127.0.0.1:${port}/`
 }
 
-/** A bare Fastify route with the page's bytes; with `upstream`, one that fetches them from there (undici) and sends them on. */
-async function startBareFastify(html, upstream) {
+/**
+ * A bare Fastify route with the page's bytes (and `headers`, when given); with
+ * `upstream`, one that fetches them from there (undici) and sends them on.
+ */
+async function startBareFastify(html, { upstream, headers } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-fastify-'))
   writeFileSync(join(dir, 'index.html'), html)
+  if (headers) writeFileSync(join(dir, 'headers.json'), JSON.stringify(headers))
   const port = await freePort()
   start(process.execPath, [join(root, 'scripts/bench-bare-fastify.mjs')], {
     PORT: String(port),
     BODY_FILE: join(dir, 'index.html'),
     NODE_PATH: join(root, 'node_modules'),
     ...(upstream ? { UPSTREAM_URL: upstream } : {}),
+    ...(headers ? { HEADERS_FILE: join(dir, 'headers.json') } : {}),
   })
   await waitFor(`http://127.0.0.1:${port}/`)
   return `http://127.0.0.1:${port}/`
@@ -235,11 +241,18 @@ async function main() {
   const html = Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer())
   const nginx = await startNginx(html)
   const bare = await startBareFastify(html)
-  const hops = await startBareFastify(html, bare)
+  const hops = await startBareFastify(html, { upstream: bare })
+  // The headers a page-cache hit carries (those of one response, like its date and request id, left out).
+  const hit = await fetch(`${cached.url}/`, { headers: { 'accept-encoding': 'identity' } })
+  await hit.arrayBuffer()
+  const perResponse = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'x-request-id'])
+  const hitHeaders = Object.fromEntries([...hit.headers].filter(([name]) => !perResponse.has(name)))
+  const bareWithHeaders = await startBareFastify(html, { headers: { ...hitHeaders, 'x-request-id': randomUUID() } })
 
   const scenarios = [
     { id: 1, name: 'nginx static file (reference)', url: nginx },
     { id: 2, name: 'bare Fastify, same bytes (reference)', url: bare },
+    { id: '2h', name: 'bare Fastify, same bytes under the headers of a cached page (reference)', url: bareWithHeaders },
     { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/` },
     { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/` },
     { id: 4, name: 'home, page cache off (rendered every time)', url: `${rendered.url}/` },

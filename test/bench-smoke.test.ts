@@ -19,7 +19,7 @@ t.test('npm run bench -- --smoke measures every scenario', async (t) => {
     gateway_memory: { rss_after_bytes: number }
   }
   t.equal(results.mode, 'smoke')
-  t.same(results.scenarios.map((s) => s.scenario), [1, 2, 3, '3b', 4, '4c', '4a', '4b', 5, 6, 7])
+  t.same(results.scenarios.map((s) => s.scenario), [1, 2, '2h', 3, '3b', 4, '4c', '4a', '4b', 5, 6, 7])
   for (const scenario of results.scenarios) {
     t.ok(scenario.rps > 0, `scenario ${scenario.scenario} answered`)
     t.equal(scenario.non2xx, 0, `scenario ${scenario.scenario} had only 2xx answers`)
