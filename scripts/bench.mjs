@@ -297,6 +297,9 @@ async function main() {
       scenario: scenario.id,
       name: scenario.name,
       rps: Math.round(rps),
+      // The spread over the rounds: this machine's neighbours move a round's figure by a fifth or more.
+      rps_min: Math.round(Math.min(...results.map((r) => r.rps))),
+      rps_max: Math.round(Math.max(...results.map((r) => r.rps))),
       p50_ms: median(results.map((r) => r.p50 ?? 0)),
       p99_ms: median(results.map((r) => r.p99 ?? 0)),
       non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
@@ -342,12 +345,17 @@ async function main() {
       scenario3_vs_bare_fastify: { target: 0.9, actual: table.find((row) => row.scenario === 3).vs_bare_fastify },
       scenario4_vs_nginx: { target: 0.04, actual: table.find((row) => row.scenario === 4).vs_nginx },
     },
+    // What bounds each target: the same bytes under the same headers without the gateway, and the renderer without the gateway.
+    bounds: {
+      scenario3_vs_same_headers: Number((table.find((row) => row.scenario === 3).rps / table.find((row) => row.scenario === '2h').rps).toFixed(3)),
+      renderer_alone_vs_nginx: table.find((row) => row.scenario === '4a').vs_nginx,
+    },
   }
   mkdirSync(join(root, 'bench'), { recursive: true })
   writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
-  console.log('| # | scenario | req/s | p50 ms | p99 ms | vs nginx | vs bare Fastify |')
-  console.log('|---|---|---|---|---|---|---|')
-  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} | ${row.vs_bare_fastify} |`)
+  console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx | vs bare Fastify |')
+  console.log('|---|---|---|---|---|---|---|---|')
+  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} | ${row.vs_bare_fastify} |`)
   console.log(`TTFB: ${JSON.stringify(ttfbResults)}`)
   console.log(`first-load JavaScript: ${JSON.stringify(results.first_load_javascript)}`)
   console.log(`gateway RSS: ${(rssBefore / 1048576).toFixed(1)} MiB before, ${(rssHalfway / 1048576).toFixed(1)} MiB after ${DISTINCT_URLS / 2} distinct URLs, ${(rssAfter / 1048576).toFixed(1)} MiB after ${DISTINCT_URLS}`)
