@@ -160,7 +160,8 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       return encodeRenderRequest(payloadJson(failed))
     }
     const { payload } = primary
-    if (payload.status === 200) app.renderTags.record(request.id, primary.tags)
+    // A preview page carries no cache tags: nothing keeps it.
+    if (payload.status === 200 && !context.preview) app.renderTags.record(request.id, primary.tags)
     // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
     const deferredMayBeCached = app.config.cache.queryCache && !context.preview
     if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return encodeRenderRequest(payloadJson(payload))
