@@ -64,4 +64,3 @@ export function errorPayload(options: {
     error: { statusCode: options.statusCode, message: options.message, fatal: false },
   }
 }
-

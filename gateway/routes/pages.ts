@@ -8,7 +8,7 @@ import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
-import type { BuiltPayload } from '../payload/build-payload.ts'
+import type { BuiltPayload, PayloadRequest } from '../payload/build-payload.ts'
 import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import type { RenderResponse } from '../renderer-pool.ts'
@@ -50,6 +50,15 @@ function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
     .header('cache-control', PRIVATE_NO_STORE)
     .type('text/html; charset=utf-8')
     .send(fallbackPage(statusCode))
+}
+
+/**
+ * What a payload is built from for a page and its query (without `part`): the
+ * same for the payload route and a render request, so both give one payload.
+ */
+function payloadInput(path: string, params: URLSearchParams, context: ResolvedToken): Omit<PayloadRequest, 'part'> {
+  const query = params.toString()
+  return { path, fullPath: `${path}${query ? `?${query}` : ''}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, context }
 }
 
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
@@ -110,16 +119,8 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       return reply.code(400).send({ errors: [{ message: `${PAYLOAD_PART_PARAM} must be one of ${PAYLOAD_PARTS.join(', ')}`, extensions: { code: 'BAD_REQUEST' } }] })
     }
     params.delete(PAYLOAD_PART_PARAM)
-    const query = params.toString()
     let context = resolveToken(request, app.config.craftToken)
-    const build = () =>
-      app.payloads.build({
-        path: pagePath,
-        fullPath: `${pagePath}${query ? `?${query}` : ''}`,
-        pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined,
-        part,
-        context,
-      })
+    const build = () => app.payloads.build({ ...payloadInput(pagePath, params, context), part })
     let built = await build()
     if (await refusedCookie(context, built.payload.status)) {
       request.log.info('the CMS refused the token cookie; dropped, the live payload instead')
@@ -148,9 +149,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
    * renderer, which asks for it and streams it in when it comes.
    */
   async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<string> {
-    const params = new URLSearchParams(url.search)
-    const query = params.toString()
-    const input = { path: url.path, fullPath: `${url.path}${query ? `?${query}` : ''}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, context }
+    const input = payloadInput(url.path, new URLSearchParams(url.search), context)
     let primary: BuiltPayload
     try {
       primary = await app.payloads.build({ ...input, part: 'primary' })
