@@ -233,7 +233,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
   if (!config.craftApiUrl) {
     const store = ContentStore.fromDirectory(config.contentDir, config.siteHandle)
-    await app.register(embeddedCms, { store, siteToken: config.craftToken })
+    await app.register(embeddedCms, { store, siteToken: config.craftToken, version: config.embeddedCraftVersion })
     await app.register(liveUpdates, { store, contentDir: config.contentDir })
   }
   await app.register(healthRoutes)

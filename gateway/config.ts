@@ -12,6 +12,7 @@ import {
   readUrl,
   readUrlList,
 } from '../shared/env.ts'
+import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../shared/craft-naming.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import type { RedirectRule } from './build-info.ts'
 import { parseRedirects } from './redirects.ts'
@@ -33,6 +34,12 @@ export interface GatewayConfig {
   craftToken: string | undefined
   /** Craft's schema token, sent as `Authorization: Bearer`. */
   craftSchemaToken: string | undefined
+  /** The Craft major whose type names the documents use until introspection tells (and when it is off). */
+  craftVersion: CraftVersion
+  /** Ask Craft for its schema at start-up: the naming to use, and which operations it would refuse. */
+  craftIntrospection: boolean
+  /** Whose naming the embedded content API imitates. */
+  embeddedCraftVersion: CraftVersion
   siteHandle: string
   siteUrl: URL
   logLevel: LogLevel
@@ -102,6 +109,14 @@ function readOriginList(env: Env, name: string): string[] | undefined {
   })
 }
 
+function readCraftVersion(env: Env, name: string): CraftVersion {
+  const value = readOptionalString(env, name)
+  if (value === undefined) return DEFAULT_CRAFT_VERSION
+  const version = parseCraftVersion(value)
+  if (version === undefined) throw new ConfigError(`${name}="${value}" must be 4 or 5`)
+  return version
+}
+
 function readRedisUrl(env: Env): URL | undefined {
   const value = readOptionalString(env, 'REDIS_URL')
   if (value === undefined) return undefined
@@ -128,6 +143,9 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     craftApiUrl,
     craftToken: readOptionalString(env, 'CRAFT_TOKEN'),
     craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),
+    craftVersion: readCraftVersion(env, 'CRAFT_VERSION'),
+    craftIntrospection: readBoolean(env, 'CRAFT_INTROSPECTION', true),
+    embeddedCraftVersion: readCraftVersion(env, 'EMBEDDED_CRAFT_VERSION'),
     siteHandle,
     siteUrl: readUrl(env, 'SITE_URL', 'http://localhost:3000'),
     logLevel: readLogLevel(env),

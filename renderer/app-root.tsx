@@ -56,7 +56,8 @@ export function pageMeta(payload: PagePayload): PageMeta {
     description: entry?.seoDescription ?? entry?.intro ?? undefined,
     noindex: payload.preview,
     canonicalUrl,
-    image: `${payload.siteUrl}${imagePath}`,
+    // Craft's asset URLs are absolute (the CMS's or a CDN's host): kept as they are.
+    image: /^https?:\/\//.test(imagePath) ? imagePath : `${payload.siteUrl}${imagePath}`,
   }
 }
 

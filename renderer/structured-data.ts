@@ -119,7 +119,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
         description: article.intro,
         datePublished: article.postDate,
         dateModified: article.dateUpdated ?? article.postDate,
-        author: { '@type': 'Person', name: (article.author ?? site.companyName).split(',')[0] },
+        author: { '@type': 'Person', name: article.author?.fullName ?? site.companyName },
         publisher: { '@type': 'Organization', name: site.companyName, logo: { '@type': 'ImageObject', url: `${siteUrl}/favicon.svg` } },
         ...(image ? { image: [absolute(siteUrl, image.url)] } : {}),
         mainEntityOfPage: url,
@@ -140,7 +140,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
         ...(office.latitude !== null && office.longitude !== null
           ? { geo: { '@type': 'GeoCoordinates', latitude: office.latitude, longitude: office.longitude } }
           : {}),
-        openingHoursSpecification: openingHours(office.openingHours),
+        openingHoursSpecification: openingHours(office.openingHours ?? []),
         ...(office.mapUrl ? { hasMap: office.mapUrl } : {}),
         parentOrganization: { '@id': `${siteUrl}/#organisatie` },
       })

@@ -9,6 +9,15 @@ export interface EntryBase {
   dateUpdated: string | null
   sectionHandle: string
   typeHandle: string
+  /** Craft's element status: `live` for published content; a preview may show `disabled` or `pending` entries. */
+  status: string | null
+  /** A draft shown in a preview. */
+  isDraft: boolean | null
+}
+
+/** Craft's own user, e.g. an entry's `author`. */
+export interface User {
+  fullName: string | null
 }
 
 export interface Image {
@@ -45,9 +54,10 @@ export interface SiteSettings {
   kifidNumber: string
   kvkNumber: string
   footerText: string | null
-  mainNavigation: Link[]
-  footerNavigation: Link[]
-  openingHours: OpeningHours[]
+  /** Table fields: Craft gives null, not [], when no row was saved. */
+  mainNavigation: Link[] | null
+  footerNavigation: Link[] | null
+  openingHours: OpeningHours[] | null
 }
 
 export interface SinglePage extends EntryBase {
@@ -97,7 +107,8 @@ export interface Job extends JobSummary {
 
 export interface ArticleSummary extends EntryBase {
   intro: string | null
-  author: string | null
+  /** Craft's native author (a user); null when the entry has none or the schema may not read users. */
+  author: User | null
   image: Image[]
 }
 
@@ -115,7 +126,7 @@ export interface Establishment extends EntryBase {
   mapUrl: string | null
   latitude: number | null
   longitude: number | null
-  openingHours: OpeningHours[]
+  openingHours: OpeningHours[] | null
 }
 
 export interface NotFoundEntry {

@@ -1,15 +1,17 @@
-import { IMAGE_WIDTHS, SITE_SETTINGS_HANDLE } from './constants.ts'
-import { CHANNELS, SINGLE_SECTIONS, entryTypeName, withProduct } from './sections.ts'
+import { IMAGE_WIDTHS, PRODUCT_PLACEHOLDER, SITE_SETTINGS_HANDLE } from './constants.ts'
+import { type CraftVersion, DEFAULT_CRAFT_VERSION, entryTypeName, globalSetTypeName } from './craft-naming.ts'
+import { CHANNELS, SINGLE_SECTIONS, type SingleSectionTemplate, withProduct } from './sections.ts'
 
 /**
- * The GraphQL documents the product uses: the gateway's allowlist. Singles'
- * type names contain the site handle, so the documents are made once per
- * site handle when a service starts.
+ * The GraphQL documents the product uses: the gateway's allowlist. Type
+ * names depend on the site handle (singles' sections carry it) and on the
+ * Craft major's naming, so the documents are made per site handle and major.
+ * Every single has a document of its own: a section that is missing or that
+ * the schema may not read invalidates only the pages that need it.
  */
-export type OperationName =
+export type FixedOperationName =
   | 'SiteSettings'
   | 'HomePage'
-  | 'SinglePage'
   | 'InsuranceList'
   | 'ServiceList'
   | 'ServiceBySlug'
@@ -23,33 +25,61 @@ export type OperationName =
   | 'Redirects'
   | 'Sitemap'
 
+type PlainSingleTemplate = Exclude<SingleSectionTemplate, '{product}Home'>
+type WithoutProduct<T extends string> = T extends `{product}${infer Rest}` ? Rest : T
+
+/** The document of one single section, e.g. `AboutPage` for `{product}About`. */
+export type SinglePageOperationName = `${Capitalize<WithoutProduct<PlainSingleTemplate>>}Page`
+
+export type OperationName = FixedOperationName | SinglePageOperationName
+
 export type Operations = Readonly<Record<OperationName, string>>
 
-const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri postDate dateUpdated sectionHandle typeHandle }`
+/** The singles served by the plain page document (the home page has a document of its own). */
+const PLAIN_SINGLES = SINGLE_SECTIONS.filter((template): template is PlainSingleTemplate => template !== '{product}Home')
+
+/** `{product}About` -> `AboutPage`, `aboutJobsOpenApplication` -> `AboutJobsOpenApplicationPage`. */
+export function singlePageOperation(template: string): SinglePageOperationName {
+  if (!(PLAIN_SINGLES as readonly string[]).includes(template)) throw new Error(`no single section ${template}`)
+  const name = template.split(PRODUCT_PLACEHOLDER).join('')
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}Page` as SinglePageOperationName
+}
+
+/** `status` and `isDraft` tell a preview that shows a draft or an unpublished entry from one that shows only live content. */
+const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri postDate dateUpdated sectionHandle typeHandle status isDraft }`
 const IMAGE = `fragment Image on AssetInterface { id url width height alt title srcset(sizes: ${JSON.stringify(IMAGE_WIDTHS.map((width) => `${width}w`))}) }`
 
-const channelType = (channel: keyof typeof CHANNELS): string =>
-  entryTypeName(CHANNELS[channel].section, CHANNELS[channel].type)
-
-export function createOperations(product: string): Operations {
+export function createOperations(product: string, version: CraftVersion = DEFAULT_CRAFT_VERSION): Operations {
+  const typeOf = (channel: keyof typeof CHANNELS): string => entryTypeName(version, CHANNELS[channel].section, CHANNELS[channel].type)
   const singleType = (template: string): string => {
     const section = withProduct(template, product)
-    return entryTypeName(section, section)
+    return entryTypeName(version, section, section)
   }
-  const singleFragments = SINGLE_SECTIONS.map(
-    (template) => `... on ${singleType(template)} { intro text seoDescription }`,
-  ).join(' ')
-  const insurance = channelType('insurances')
-  const service = channelType('services')
-  const job = channelType('jobs')
-  const article = channelType('topical')
-  const establishment = channelType('establishments')
-  const articleSummary = `...EntryBase ... on ${article} { intro author image { ...Image } }`
+  const singles = Object.fromEntries(
+    PLAIN_SINGLES.map((template) => {
+      const name = singlePageOperation(template)
+      const section = withProduct(template, product)
+      return [
+        name,
+        `query ${name}($site: [String]) {
+  entry(section: "${section}", site: $site) { ...EntryBase ... on ${singleType(template)} { intro text seoDescription } }
+}
+${ENTRY_BASE}`,
+      ]
+    }),
+  ) as Record<SinglePageOperationName, string>
+  const insurance = typeOf('insurances')
+  const service = typeOf('services')
+  const job = typeOf('jobs')
+  const article = typeOf('topical')
+  const establishment = typeOf('establishments')
+  const articleSummary = `...EntryBase author { fullName } ... on ${article} { intro image { ...Image } }`
 
   return {
+    ...singles,
     SiteSettings: `query SiteSettings($site: [String]) {
   globalSet(handle: "${SITE_SETTINGS_HANDLE}", site: $site) {
-    ... on ${SITE_SETTINGS_HANDLE}_GlobalSet {
+    ... on ${globalSetTypeName(SITE_SETTINGS_HANDLE)} {
       companyName tagline phone damagePhone email street postalCode city
       afmNumber kifidNumber kvkNumber footerText
       mainNavigation { label url }
@@ -67,10 +97,6 @@ export function createOperations(product: string): Operations {
       highlightedServices { ...EntryBase ... on ${service} { intro } }
     }
   }
-}
-${ENTRY_BASE}`,
-    SinglePage: `query SinglePage($section: [String], $site: [String]) {
-  entry(section: $section, site: $site) { ...EntryBase ${singleFragments} }
 }
 ${ENTRY_BASE}`,
     InsuranceList: `query InsuranceList($site: [String]) {
@@ -124,7 +150,7 @@ ${ENTRY_BASE}
 ${IMAGE}`,
     ArticleBySlug: `query ArticleBySlug($slug: [String], $site: [String]) {
   entry(section: "${CHANNELS.topical.section}", slug: $slug, site: $site) {
-    ...EntryBase ... on ${article} { intro text author image { ...Image } }
+    ...EntryBase author { fullName } ... on ${article} { intro text image { ...Image } }
   }
 }
 ${ENTRY_BASE}
@@ -146,12 +172,12 @@ ${ENTRY_BASE}`,
 }`,
     Redirects: `query Redirects($site: [String]) {
   entries(section: "${CHANNELS.redirects.section}", site: $site, orderBy: "id ASC") {
-    id ... on ${channelType('redirects')} { redirectSrcUrl redirectDestUrl redirectHttpCode }
+    id ... on ${typeOf('redirects')} { redirectSrcUrl redirectDestUrl redirectHttpCode }
   }
 }`,
     NotFound: `query NotFound($site: [String]) {
   entry(section: "${CHANNELS.notFound.section}", site: $site) {
-    title ... on ${channelType('notFound')} { text }
+    title ... on ${typeOf('notFound')} { text }
   }
 }`,
   }

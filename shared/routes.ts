@@ -1,5 +1,5 @@
 import { ARTICLES_PER_PAGE, HOME_LATEST_ARTICLES, SLUG_PATTERN } from './constants.ts'
-import type { OperationName } from './operations.ts'
+import { type OperationName, singlePageOperation } from './operations.ts'
 import { withProduct } from './sections.ts'
 
 /** The screens of the site: one React component each in the renderer. */
@@ -61,10 +61,11 @@ const siteSettings: LoaderSpec = {
   variables: ({ site }) => ({ site }),
 }
 
-const single = (section: string, key = 'page'): LoaderSpec => ({
+/** A single's own document: the section is in the document, so only the site varies. */
+const single = (template: string, key = 'page'): LoaderSpec => ({
   key,
-  operation: 'SinglePage',
-  variables: ({ site }) => ({ section, site }),
+  operation: singlePageOperation(template),
+  variables: ({ site }) => ({ site }),
   requiresEntry: true,
 })
 
@@ -90,7 +91,8 @@ interface RouteTemplate {
   canonical?: string
   fixedSlug?: string
   paginated?: boolean
-  loaders: (handle: string) => readonly LoaderSpec[]
+  /** Given the route's section handle (`{product}` resolved) and its template. */
+  loaders: (handle: string, template: string) => readonly LoaderSpec[]
 }
 
 const singlePage = (id: string, handle: string, paths: readonly string[], canonical?: string): RouteTemplate => ({
@@ -99,7 +101,7 @@ const singlePage = (id: string, handle: string, paths: readonly string[], canoni
   handle,
   paths,
   ...(canonical ? { canonical } : {}),
-  loaders: (h) => [single(h)],
+  loaders: (_handle, template) => [single(template)],
 })
 
 const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName): RouteTemplate => ({
@@ -149,7 +151,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'contact',
     handle: '{product}Contact',
     paths: ['/contact'],
-    loaders: (handle) => [single(handle), list('establishments', 'EstablishmentList')],
+    loaders: (_handle, template) => [single(template), list('establishments', 'EstablishmentList')],
   },
   singlePage('content', '{product}Content', ['/content']),
   singlePage('disclaimer', '{product}Disclaimer', ['/disclaimer']),
@@ -162,7 +164,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     handle: '{product}Insurances',
     paths: ['/insurances', '/onze-verzekeringen'],
     canonical: '/onze-verzekeringen',
-    loaders: (handle) => [single(handle), list('insurances', 'InsuranceList')],
+    loaders: (_handle, template) => [single(template), list('insurances', 'InsuranceList')],
   },
   {
     id: 'jobs',
@@ -170,7 +172,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     handle: '{product}JobsOverview',
     paths: ['/jobs', '/werken-bij'],
     canonical: '/werken-bij',
-    loaders: (handle) => [single(handle), list('jobs', 'JobList')],
+    loaders: (_handle, template) => [single(template), list('jobs', 'JobList')],
   },
   singlePage('openApplication', 'aboutJobsOpenApplication', ['/werken-bij/open-sollicitatie']),
   ...FIXED_JOB_PAGES.map((slug) => fixed(`job:${slug}`, 'job', `/werken-bij/${slug}`, slug, 'JobBySlug')),
@@ -182,8 +184,8 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     paths: ['/topical', '/actueel'],
     canonical: '/actueel',
     paginated: true,
-    loaders: (handle) => [
-      single(handle),
+    loaders: (_handle, template) => [
+      single(template),
       {
         key: 'articles',
         operation: 'ArticleList',
@@ -199,7 +201,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     handle: '{product}Establishments',
     paths: ['/establishments', '/kantoren'],
     canonical: '/kantoren',
-    loaders: (handle) => [single(handle), list('establishments', 'EstablishmentList')],
+    loaders: (_handle, template) => [single(template), list('establishments', 'EstablishmentList')],
   },
   singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent'], '/onderdeel-van-licent'),
   {
@@ -207,7 +209,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'services',
     handle: '{product}Services',
     paths: ['/services'],
-    loaders: (handle) => [single(handle), list('services', 'ServiceList')],
+    loaders: (_handle, template) => [single(template), list('services', 'ServiceList')],
   },
   { id: 'service', screen: 'service', paths: ['/services/:slug'], loaders: () => [bySlug('ServiceBySlug')] },
   {
@@ -215,7 +217,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     screen: 'services',
     handle: '{product}ServicesOverview',
     paths: ['/onze-dienstverlening'],
-    loaders: (handle) => [single(handle), list('services', 'ServiceList')],
+    loaders: (_handle, template) => [single(template), list('services', 'ServiceList')],
   },
   ...FIXED_SERVICE_PAGES.map((slug) =>
     fixed(`service:${slug}`, 'service', `/onze-dienstverlening/${slug}`, slug, 'ServiceBySlug'),
@@ -255,7 +257,7 @@ export function createRouteTable(product: string): RouteTable {
       screen: template.screen,
       canonical: template.canonical ?? (paths[0] as string),
       paths,
-      loaders: [siteSettings, ...template.loaders(handle ?? '')],
+      loaders: [siteSettings, ...template.loaders(handle ?? '', template.handle ?? '')],
       ...(handle === undefined ? {} : { handle }),
       ...(fixedSlug === undefined ? {} : { fixedSlug }),
       ...(template.paginated ? { paginated: true } : {}),

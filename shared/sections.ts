@@ -40,10 +40,5 @@ export function withProduct(template: string, product: string): string {
   return template.split(PRODUCT_PLACEHOLDER).join(product)
 }
 
-/** Craft 4's GraphQL type name of an entry type: `{section}_{type}_Entry`. */
-export function entryTypeName(section: string, type: string): string {
-  return `${section}_${type}_Entry`
-}
-
 /** A site handle must be usable inside GraphQL type names and section handles. */
 export const SITE_HANDLE_PATTERN = /^[a-z][a-zA-Z0-9]{0,39}$/

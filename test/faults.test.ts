@@ -80,7 +80,7 @@ t.test('CMS down for a while: cached pages stay, uncached ones get the Dutch err
   }
   t.equal((await get(system, '/healthz')).status, 200, 'the gateway is alive')
 
-  upstream.behave = (call) => (call.operationName === 'SinglePage' ? { kind: 'answer', status: 200, body: aboutPage('Over ons, vernieuwd') } : { kind: 'pass' })
+  upstream.behave = (call) => (call.operationName === 'AboutPage' ? { kind: 'answer', status: 200, body: aboutPage('Over ons, vernieuwd') } : { kind: 'pass' })
   await pause(150)
   const recovered = await get(system, '/over-ons')
   t.equal(recovered.status, 200, 'the CMS is back: the page renders')
@@ -102,7 +102,7 @@ t.test('CMS answering garbage or data with errors: a clear error, nothing poison
   for (const answer of answers) {
     system.gateway.cache.purge()
     system.gateway.pageCache.clear()
-    upstream.behave = (call) => (call.operationName === 'SinglePage' ? { kind: 'answer', status: 200, body: answer.body, contentType: answer.contentType } : { kind: 'pass' })
+    upstream.behave = (call) => (call.operationName === 'AboutPage' ? { kind: 'answer', status: 200, body: answer.body, contentType: answer.contentType } : { kind: 'pass' })
     const page = await get(system, '/over-ons')
     t.ok(page.status >= 500 && page.status < 600, `${answer.label}: an error status (got ${page.status})`)
     t.equal(h1Of(page.html), ERROR_HEADING, `${answer.label}: the Dutch error page`)

@@ -17,7 +17,7 @@ t.test('rich text from the CMS is sanitised against an allowlist', async (t) => 
     '<h1>Tweede kop</h1><p onclick="steal()">Hallo<script>alert(1)</script><img src=x onerror="alert(2)"></p>' +
     '<a href="javascript:alert(3)">klik</a><a href="https://www.kifid.nl" target="_blank">Kifid</a><iframe src="https://evil.example"></iframe><style>body{visibility:hidden}</style>'
   upstream.behave = (call) =>
-    call.operationName === 'SinglePage'
+    call.operationName === 'AboutPage'
       ? {
           kind: 'answer',
           status: 200,
@@ -39,7 +39,7 @@ t.test('rich text from the CMS is sanitised against an allowlist', async (t) => 
   const api = await request(`${system.url}/api`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).SinglePage, variables: { section: `${DEFAULT_SITE_HANDLE}About`, site: DEFAULT_SITE_HANDLE } }),
+    body: JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).AboutPage, variables: { site: DEFAULT_SITE_HANDLE } }),
   })
   t.notMatch(await api.body.text(), '<script>', 'the API answers sanitised text too')
 })

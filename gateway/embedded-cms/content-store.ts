@@ -13,7 +13,17 @@ export interface StoredEntry {
   postDate: string | null
   dateUpdated: string | null
   enabled: boolean
+  /** Craft's native authors (user ids); the first is `author`. */
+  authorIds?: string[]
   fields: Record<string, unknown>
+}
+
+/** One of Craft's users, as entries' native `author` gives it. */
+export interface StoredUser {
+  id: string
+  username: string
+  firstName: string | null
+  lastName: string | null
 }
 
 export interface StoredAsset {
@@ -39,6 +49,7 @@ export interface ContentFile {
   entries?: StoredEntry[]
   assets?: StoredAsset[]
   globalSets?: StoredGlobalSet[]
+  users?: StoredUser[]
   drafts?: { token: string; entry: StoredEntry }[]
 }
 
@@ -93,6 +104,8 @@ export class ContentStore {
   private readonly drafts = new Map<string, StoredEntry[]>()
   private readonly assets = new Map<string, StoredAsset>()
   private readonly globalSets = new Map<string, StoredGlobalSet>()
+  private readonly users = new Map<string, StoredUser>()
+  private readonly draftEntries = new WeakSet<StoredEntry>()
 
   constructor(files: ContentFile[], site: string) {
     this.site = site
@@ -104,7 +117,9 @@ export class ContentStore {
       this.live.push(...(file.entries ?? []))
       for (const asset of file.assets ?? []) this.assets.set(asset.id, asset)
       for (const set of file.globalSets ?? []) this.globalSets.set(set.handle, set)
+      for (const user of file.users ?? []) this.users.set(user.id, user)
       for (const { token, entry } of file.drafts ?? []) {
+        this.draftEntries.add(entry)
         this.drafts.set(token, [...(this.drafts.get(token) ?? []), entry])
       }
     }
@@ -128,6 +143,7 @@ export class ContentStore {
     this.drafts.clear()
     this.assets.clear()
     this.globalSets.clear()
+    this.users.clear()
     this.load(files)
     const after = this.snapshot()
     const changed: StoredEntry[] = []
@@ -147,6 +163,15 @@ export class ContentStore {
 
   isPreviewToken(token: string): boolean {
     return this.drafts.has(token)
+  }
+
+  /** Whether an entry is a draft (shown in place of its live version with a preview token). */
+  isDraft(entry: StoredEntry): boolean {
+    return this.draftEntries.has(entry)
+  }
+
+  usersByIds(ids: readonly string[] | undefined): StoredUser[] {
+    return (ids ?? []).map((id) => this.users.get(id)).filter((user): user is StoredUser => user !== undefined)
   }
 
   /** Live entries, with the drafts of a valid preview token in place of their live versions. */

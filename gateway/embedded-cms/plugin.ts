@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import mercurius from 'mercurius'
 import { CRAFT_TOKEN_HEADER, EMBEDDED_CMS_PATH, PREVIEW_TOKEN_QUERY_PARAM } from '../../shared/constants.ts'
+import { type CraftVersion, DEFAULT_CRAFT_VERSION } from '../../shared/craft-naming.ts'
 import type { ContentStore } from './content-store.ts'
 import { type CmsContext, createCmsSchema } from './schema.ts'
 
@@ -8,6 +9,10 @@ export interface EmbeddedCmsOptions {
   store: ContentStore
   /** The site's default token: accepted like no token at all. */
   siteToken: string | undefined
+  /** Whose naming to imitate; Craft 5's by default. */
+  version?: CraftVersion
+  /** Makes a stored asset path absolute (Craft's volume base URL). */
+  assetUrl?: (path: string) => string
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
@@ -26,7 +31,7 @@ function tokenOf(headers: Record<string, unknown>, query: unknown): string | und
  */
 export async function embeddedCms(app: FastifyInstance, options: EmbeddedCmsOptions): Promise<void> {
   const { store } = options
-  const schema = createCmsSchema(store)
+  const schema = createCmsSchema(store, { version: options.version ?? DEFAULT_CRAFT_VERSION, ...(options.assetUrl ? { assetUrl: options.assetUrl } : {}) })
 
   app.addHook('onRequest', async (request, reply) => {
     // Only the gateway itself, over loopback, talks to the embedded CMS: from outside it does not exist.

@@ -5,16 +5,26 @@ import {
   type GraphQLSchema,
   buildSchema,
 } from 'graphql'
-import { entryTypeName } from '../../shared/sections.ts'
-import { type FieldDefinition, createContentModel } from './content-model.ts'
-import type { ContentStore, EntryQuery, StoredAsset, StoredEntry, StoredGlobalSet } from './content-store.ts'
+import { type FieldDefinition, createContentModel } from '../../shared/content-model.ts'
+import { type CraftVersion, assetTypeName, entryTypeName, globalSetTypeName, tableRowTypeName } from '../../shared/craft-naming.ts'
+import type { ContentStore, EntryQuery, StoredAsset, StoredEntry, StoredGlobalSet, StoredUser } from './content-store.ts'
 
 export interface CmsContext {
   token: string | undefined
 }
 
+export interface CmsSchemaOptions {
+  /** Whose type names to use: Craft 5's `{type}_Entry` or Craft 4's `{section}_{type}_Entry`. */
+  version: CraftVersion
+  /** Makes a stored asset path absolute, as Craft's volume base URL does; as stored by default. */
+  assetUrl?: (path: string) => string
+}
+
 const ENTRY_ARGS = `section: [String], type: [String], site: [String], slug: [String], uri: [String], id: [QueryArgument], relatedTo: [QueryArgument], orderBy: String`
-const ENTRY_BASE_FIELDS = `id: ID
+
+/** The native fields of Craft's EntryInterface that the embedded content has (Craft 5 adds `authors`). */
+function entryBaseFields(version: CraftVersion): string {
+  return `id: ID
   uid: String
   title: String
   slug: String
@@ -22,10 +32,35 @@ const ENTRY_BASE_FIELDS = `id: ID
   url: String
   postDate: DateTime
   dateUpdated: DateTime
-  sectionHandle: String
-  typeHandle: String
+  sectionHandle: String${version === 4 ? '!' : ''}
+  typeHandle: String!
   enabled: Boolean
-  status: String`
+  status: String
+  isDraft: Boolean
+  authorId: Int
+  author: UserInterface${version === 5 ? '\n  authorIds: [Int]\n  authors: [UserInterface]' : ''}`
+}
+
+const USER_FIELDS = `id: ID
+  uid: String
+  status: String
+  fullName: String
+  firstName: String
+  lastName: String
+  friendlyName: String
+  name: String!
+  username: String`
+
+const ASSET_FIELDS = `id: ID
+  uid: String
+  title: String
+  filename: String!
+  url: String
+  width: Int
+  height: Int
+  alt: String
+  mimeType: String
+  srcset(sizes: [String]!): String`
 
 function fieldSdl({ handle, field }: FieldDefinition): string {
   switch (field.kind) {
@@ -42,7 +77,7 @@ function fieldSdl({ handle, field }: FieldDefinition): string {
     case 'assets':
       return `${handle}: [AssetInterface]`
     case 'table':
-      return `${handle}: [${handle}_TableRow]`
+      return `${handle}: [${tableRowTypeName(handle)}]`
   }
 }
 
@@ -51,7 +86,7 @@ function tableTypes(fields: readonly FieldDefinition[], seen: Set<string>): stri
   for (const { handle, field } of fields) {
     if (field.kind !== 'table' || seen.has(handle)) continue
     seen.add(handle)
-    types.push(`type ${handle}_TableRow {\n  ${field.columns.map((column) => `${column}: String`).join('\n  ')}\n}`)
+    types.push(`type ${tableRowTypeName(handle)} {\n  ${field.columns.map((column) => `${column}: String`).join('\n  ')}\n}`)
   }
   return types
 }
@@ -61,25 +96,34 @@ function siteUrl(entry: StoredEntry): string | null {
   return entry.uri === '__home__' ? '/' : `/${entry.uri}`
 }
 
+const fullName = (user: StoredUser): string | null => [user.firstName, user.lastName].filter(Boolean).join(' ') || null
+
 /**
- * A Craft 4 compatible GraphQL schema over the content store: Craft's query
- * arguments, its type names (`{section}_{type}_Entry`, `{handle}_GlobalSet`,
- * `{field}_TableRow`) and its field shapes.
+ * A Craft compatible GraphQL schema over the content store: Craft's query
+ * arguments, its type names in the naming of the chosen major, its native
+ * fields (the author is a user) and its field shapes (a Table field without
+ * rows is null).
  */
-export function createCmsSchema(store: ContentStore): GraphQLSchema {
+export function createCmsSchema(store: ContentStore, options: CmsSchemaOptions): GraphQLSchema {
+  const { version } = options
+  const assetUrl = options.assetUrl ?? ((path: string) => path)
   const model = createContentModel(store.site)
+  const typeOfEntry = (section: string, type: string): string => entryTypeName(version, section, type)
+  const entryFields = entryBaseFields(version)
   const seenTables = new Set<string>()
   const extraTypes: string[] = []
   for (const entryType of model.entryTypes) {
     extraTypes.push(...tableTypes(entryType.fields, seenTables))
     extraTypes.push(
-      `type ${entryTypeName(entryType.section, entryType.type)} implements EntryInterface {\n  ${ENTRY_BASE_FIELDS}\n  ${entryType.fields.map(fieldSdl).join('\n  ')}\n}`,
+      `type ${typeOfEntry(entryType.section, entryType.type)} implements EntryInterface {\n  ${entryFields}\n  ${entryType.fields.map(fieldSdl).join('\n  ')}\n}`,
     )
   }
   extraTypes.push(...tableTypes(model.globalSet.fields, seenTables))
+  const globalSetType = globalSetTypeName(model.globalSet.handle)
   extraTypes.push(
-    `type ${model.globalSet.handle}_GlobalSet implements GlobalSetInterface {\n  id: ID\n  name: String\n  handle: String\n  ${model.globalSet.fields.map(fieldSdl).join('\n  ')}\n}`,
+    `type ${globalSetType} implements GlobalSetInterface {\n  id: ID\n  name: String!\n  handle: String!\n  ${model.globalSet.fields.map(fieldSdl).join('\n  ')}\n}`,
   )
+  const assetType = assetTypeName(model.assetVolume)
 
   const sdl = `
 scalar DateTime
@@ -87,37 +131,29 @@ scalar Number
 scalar QueryArgument
 
 interface EntryInterface {
-  ${ENTRY_BASE_FIELDS}
+  ${entryFields}
 }
 
 interface AssetInterface {
-  id: ID
-  title: String
-  filename: String
-  url: String
-  width: Int
-  height: Int
-  alt: String
-  mimeType: String
-  srcset(sizes: [String]!): String
+  ${ASSET_FIELDS}
 }
 
-type images_Asset implements AssetInterface {
-  id: ID
-  title: String
-  filename: String
-  url: String
-  width: Int
-  height: Int
-  alt: String
-  mimeType: String
-  srcset(sizes: [String]!): String
+type ${assetType} implements AssetInterface {
+  ${ASSET_FIELDS}
+}
+
+interface UserInterface {
+  ${USER_FIELDS}
+}
+
+type User implements UserInterface {
+  ${USER_FIELDS}
 }
 
 interface GlobalSetInterface {
   id: ID
-  name: String
-  handle: String
+  name: String!
+  handle: String!
 }
 
 ${extraTypes.join('\n\n')}
@@ -146,29 +182,14 @@ type Query {
   resolveQuery('entryCount', (_root, args, ctx) => find({ ...args, limit: null, offset: null }, ctx).length)
   resolveQuery('globalSet', (_root, args) => store.globalSet(args.handle, args.site))
 
-  const entryInterface = schema.getType('EntryInterface')
-  if (entryInterface instanceof GraphQLInterfaceType) {
-    entryInterface.resolveType = (entry: StoredEntry) => entryTypeName(entry.section, entry.type)
+  const setResolveType = (name: string, resolveType: (value: never) => string): void => {
+    const type = schema.getType(name)
+    if (type instanceof GraphQLInterfaceType) type.resolveType = resolveType as (value: unknown) => string
   }
-  const assetType = schema.getType('images_Asset')
-  const srcsetField = assetType instanceof GraphQLObjectType ? assetType.getFields().srcset : undefined
-  if (srcsetField) {
-    // Craft's srcset(sizes: ["480w", …]): the transforms that exist, as a srcset attribute value.
-    srcsetField.resolve = (asset: StoredAsset, args: { sizes: (string | null)[] }) => {
-      const parts = args.sizes.flatMap((size) => {
-        const width = /^(\d+)w$/.exec(size ?? '')?.[1]
-        const url = width ? asset.transforms?.[width] : undefined
-        return url ? [`${url} ${width}w`] : []
-      })
-      return parts.length > 0 ? parts.join(', ') : null
-    }
-  }
-  const assetInterface = schema.getType('AssetInterface')
-  if (assetInterface instanceof GraphQLInterfaceType) assetInterface.resolveType = () => 'images_Asset'
-  const globalSetInterface = schema.getType('GlobalSetInterface')
-  if (globalSetInterface instanceof GraphQLInterfaceType) {
-    globalSetInterface.resolveType = (set: StoredGlobalSet) => `${set.handle}_GlobalSet`
-  }
+  setResolveType('EntryInterface', (entry: StoredEntry) => typeOfEntry(entry.section, entry.type))
+  setResolveType('AssetInterface', () => assetType)
+  setResolveType('UserInterface', () => 'User')
+  setResolveType('GlobalSetInterface', (set: StoredGlobalSet) => globalSetTypeName(set.handle))
 
   const attach = (typeName: string, fields: readonly FieldDefinition[], base: Record<string, GraphQLFieldResolver<never, CmsContext>>): void => {
     const type = schema.getType(typeName)
@@ -187,7 +208,8 @@ type Query {
         const value = parent.fields[handle]
         if (kind === 'entries') return store.entriesByIds(value, ctx.token)
         if (kind === 'assets') return store.assetsByIds(value)
-        if (kind === 'table') return Array.isArray(value) ? value : []
+        // Craft's Table field normalises "no rows saved" to null.
+        if (kind === 'table') return Array.isArray(value) && value.length > 0 ? value : null
         return value ?? null
       }
     }
@@ -199,12 +221,36 @@ type Query {
     sectionHandle: (entry) => entry.section,
     typeHandle: (entry) => entry.type,
     status: (entry) => (entry.enabled ? 'live' : 'disabled'),
+    isDraft: (entry) => store.isDraft(entry),
+    authorId: (entry) => (entry.authorIds?.[0] === undefined ? null : Number(entry.authorIds[0])),
+    author: (entry) => store.usersByIds(entry.authorIds)[0] ?? null,
+    authorIds: (entry) => (entry.authorIds ?? []).map(Number),
+    authors: (entry) => store.usersByIds(entry.authorIds),
   }
   for (const entryType of model.entryTypes) {
-    attach(entryTypeName(entryType.section, entryType.type), entryType.fields, entryBase as Record<string, GraphQLFieldResolver<never, CmsContext>>)
+    attach(typeOfEntry(entryType.section, entryType.type), entryType.fields, entryBase as Record<string, GraphQLFieldResolver<never, CmsContext>>)
   }
-  attach(`${model.globalSet.handle}_GlobalSet`, model.globalSet.fields, {
+  attach(globalSetType, model.globalSet.fields, {
     id: ((set: StoredGlobalSet) => `global-${set.handle}`) as GraphQLFieldResolver<never, CmsContext>,
+  })
+  attach('User', [], {
+    fullName: ((user: StoredUser) => fullName(user)) as GraphQLFieldResolver<never, CmsContext>,
+    friendlyName: ((user: StoredUser) => user.firstName ?? user.username) as GraphQLFieldResolver<never, CmsContext>,
+    name: ((user: StoredUser) => fullName(user) ?? user.username) as GraphQLFieldResolver<never, CmsContext>,
+    uid: ((user: StoredUser) => `uid-user-${user.id}`) as GraphQLFieldResolver<never, CmsContext>,
+    status: (() => 'active') as GraphQLFieldResolver<never, CmsContext>,
+  })
+  attach(assetType, [], {
+    url: ((asset: StoredAsset) => assetUrl(asset.url)) as GraphQLFieldResolver<never, CmsContext>,
+    // Craft's srcset(sizes: ["480w", …]): the transforms that exist, as a srcset attribute value.
+    srcset: ((asset: StoredAsset, args: { sizes: (string | null)[] }) => {
+      const parts = args.sizes.flatMap((size) => {
+        const width = /^(\d+)w$/.exec(size ?? '')?.[1]
+        const url = width ? asset.transforms?.[width] : undefined
+        return url ? [`${assetUrl(url)} ${width}w`] : []
+      })
+      return parts.length > 0 ? parts.join(', ') : null
+    }) as GraphQLFieldResolver<never, CmsContext>,
   })
   return schema
 }

@@ -72,7 +72,7 @@ function Footer({ site }: { site: SiteSettings | null }) {
         <section aria-labelledby="footer-hours">
           <h2 id="footer-hours">Openingstijden</h2>
           <dl className="opening-hours">
-            {site.openingHours.map((row) => (
+            {(site.openingHours ?? []).map((row) => (
               <div key={row.day}>
                 <dt>{row.day}</dt>
                 <dd>{row.hours}</dd>
@@ -83,7 +83,7 @@ function Footer({ site }: { site: SiteSettings | null }) {
         <section aria-labelledby="footer-legal">
           <h2 id="footer-legal">Goed om te weten</h2>
           <ul className="footer-links">
-            {site.footerNavigation.map((link) => (
+            {(site.footerNavigation ?? []).map((link) => (
               <li key={link.url}>
                 <a href={link.url}>{link.label}</a>
               </li>

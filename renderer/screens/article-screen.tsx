@@ -14,7 +14,7 @@ export function ArticleScreen({ payload }: ScreenProps) {
       <PageIntro title={article.title} intro={article.intro}>
         <p className="meta">
           <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
-          {article.author ? ` · ${article.author}` : ''}
+          {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
         </p>
       </PageIntro>
       <div className="container">

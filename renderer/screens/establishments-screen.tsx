@@ -22,7 +22,7 @@ export function EstablishmentList({ offices, headingLevel = 2 }: { offices: Esta
             E-mail: <a href={`mailto:${office.email}`}>{office.email}</a>
           </p>
           <dl className="opening-hours">
-            {office.openingHours.map((row) => (
+            {(office.openingHours ?? []).map((row) => (
               <div key={row.day}>
                 <dt>{row.day}</dt>
                 <dd>{row.hours}</dd>

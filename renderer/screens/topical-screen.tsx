@@ -32,7 +32,7 @@ export function TopicalScreen({ payload }: ScreenProps) {
                 </h2>
                 <p className="meta">
                   <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
-                  {article.author ? ` · ${article.author}` : ''}
+                  {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
                 </p>
                 {article.intro ? <p>{article.intro}</p> : null}
               </li>

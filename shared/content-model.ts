@@ -1,9 +1,15 @@
-import { SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
-import { CHANNELS, SINGLE_SECTIONS, withProduct } from '../../shared/sections.ts'
+import { SITE_SETTINGS_HANDLE } from './constants.ts'
+import { CHANNELS, SINGLE_SECTIONS, withProduct } from './sections.ts'
+
+/** Field handles Craft keeps for its own entry fields. */
+export const RESERVED_FIELD_HANDLES: ReadonlySet<string> = new Set(['author', 'authors', 'section', 'type'])
 
 /**
- * The embedded CMS's content model, as a Craft 4 project would define it:
- * sections with entry types and their fields, and one global set.
+ * The Craft content model the site expects: sections with their entry types
+ * and custom fields, and one global set. The embedded CMS serves it, the
+ * conformance test builds Craft's schemas from it, and the README's table of
+ * what a real Craft must have is made from it. No custom field is named after
+ * a native one (`author`, `section`, `type`): Craft refuses those.
  */
 export type FieldKind =
   | { kind: 'plainText' }
@@ -34,14 +40,21 @@ const related = (handle: string): FieldDefinition => ({ handle, field: { kind: '
 const assets = (handle: string): FieldDefinition => ({ handle, field: { kind: 'assets' } })
 const table = (handle: string, columns: readonly string[]): FieldDefinition => ({ handle, field: { kind: 'table', columns } })
 
+/** Handle of the volume the site's images are in. */
+export const ASSET_VOLUME = 'images'
+
 const OPENING_HOURS = ['day', 'hours'] as const
 const LINK = ['label', 'url'] as const
 const SINGLE_FIELDS = [plain('intro'), rich('text'), plain('seoDescription')]
 
-export function createContentModel(product: string): {
+export interface ContentModel {
   entryTypes: EntryTypeDefinition[]
   globalSet: { handle: string; fields: FieldDefinition[] }
-} {
+  /** The asset volume of the site's images. */
+  assetVolume: string
+}
+
+export function createContentModel(product: string): ContentModel {
   const singles = SINGLE_SECTIONS.map((template): EntryTypeDefinition => {
     const section = withProduct(template, product)
     const fields =
@@ -85,7 +98,7 @@ export function createContentModel(product: string): {
         rich('whatWeOffer'),
         rich('howToApply'),
       ]),
-      channel('topical', [plain('intro'), rich('text'), plain('author'), assets('image')]),
+      channel('topical', [plain('intro'), rich('text'), assets('image')]),
       channel('establishments', [
         plain('intro'),
         plain('street'),
@@ -121,5 +134,6 @@ export function createContentModel(product: string): {
         table('openingHours', OPENING_HOURS),
       ],
     },
+    assetVolume: ASSET_VOLUME,
   }
 }
