@@ -9,22 +9,31 @@ import {
 import type { RunContext } from './craft/content-service.ts'
 
 const MAX_TOKEN_LENGTH = 512
-const TOKEN_PATTERN = /^[A-Za-z0-9._~+/=-]+$/
+/**
+ * Craft's own rule (craftcms/cms src/web/Request.php, `_findToken`): a token
+ * with any other character is a 400 before any GraphQL runs, so such a token
+ * is never sent.
+ */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/
 
-function validToken(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '' || value.length > MAX_TOKEN_LENGTH) return undefined
-  return TOKEN_PATTERN.test(value) ? value : undefined
+/** A token as presented: undefined when there is none, null when Craft would refuse it. */
+function presented(value: unknown): string | null | undefined {
+  if (value === undefined || value === '') return undefined
+  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH || !TOKEN_PATTERN.test(value)) return null
+  return value
 }
 
 export interface ResolvedToken extends RunContext {
-  /** Where the token came from: a query token is offered as a cookie, a cookie's token is dropped when Craft refuses it. */
+  /** Where the token came from: a query token is offered as a cookie, a cookie's token is dropped when it shows nothing or Craft refuses it. */
   source: 'query' | 'header' | 'cookie' | 'site'
+  /** Whether the request carried a `craft_token` cookie, and whether that cookie's token could ever be used. */
+  cookie: 'none' | 'usable' | 'unusable'
 }
 
-/** Whether the query string marks a preview (Craft's x-craft-preview / x-craft-live-preview) with a token. */
+/** Whether the query string marks a preview (Craft's x-craft-preview / x-craft-live-preview) with a well-formed token. */
 export function previewTokenFromQuery(query: Record<string, unknown>): string | undefined {
   const marked = PREVIEW_QUERY_PARAMS.some((param) => query[param] !== undefined)
-  return marked ? validToken(query[PREVIEW_TOKEN_QUERY_PARAM]) : undefined
+  return marked ? (presented(query[PREVIEW_TOKEN_QUERY_PARAM]) ?? undefined) : undefined
 }
 
 /** Whether a request carries anything of a preview, usable or not: such a request never reads or fills a cache. */
@@ -38,26 +47,68 @@ function carriesPreview(request: FastifyRequest): boolean {
 }
 
 /**
- * Which token a request's upstream calls carry, in order: the preview query
- * token, the X-Craft-Token header, the token cookie, the site's default token.
- * Anything but the default token is a preview and bypasses every cache; so is
- * a request with preview parameters or a token that cannot be used, which
- * then gets the live content with the default token.
+ * Which token a request's upstream calls carry: the first one presented of
+ * the preview query token, the X-Craft-Token header and the token cookie
+ * (the site's default token in a header or cookie counts as none), else the
+ * site's default token. Anything but the default token is a preview and
+ * bypasses every cache; so is a request with preview parameters or a token
+ * that cannot be used, which then gets the live content with the default
+ * token. A presented token Craft would refuse is never sent: the live content
+ * instead, whatever else the request carries.
  */
 export function resolveToken(request: FastifyRequest, siteToken: string | undefined): ResolvedToken {
   const requestId = request.id
-  const fromQuery = previewTokenFromQuery(request.query as Record<string, unknown>)
-  if (fromQuery) return { token: fromQuery, preview: true, source: 'query', requestId }
-  const header = validToken(request.headers[CRAFT_TOKEN_HEADER])
-  if (header && header !== siteToken) return { token: header, preview: true, source: 'header', requestId }
-  const cookie = validToken(request.cookies?.[TOKEN_COOKIE_NAME])
-  if (cookie && cookie !== siteToken) return { token: cookie, preview: true, source: 'cookie', requestId }
-  return { token: siteToken, preview: carriesPreview(request), source: 'site', requestId }
+  const query = request.query as Record<string, unknown>
+  const marked = PREVIEW_QUERY_PARAMS.some((param) => query[param] !== undefined)
+  const rawCookie = request.cookies?.[TOKEN_COOKIE_NAME]
+  const cookieToken = presented(rawCookie)
+  const cookie: ResolvedToken['cookie'] =
+    rawCookie === undefined ? 'none' : typeof cookieToken === 'string' && cookieToken !== siteToken ? 'usable' : 'unusable'
+  const candidates: [ResolvedToken['source'], string | null | undefined][] = [
+    ['query', marked ? presented(query[PREVIEW_TOKEN_QUERY_PARAM]) : undefined],
+    ['header', presented(request.headers[CRAFT_TOKEN_HEADER])],
+    ['cookie', cookieToken],
+  ]
+  for (const [source, token] of candidates) {
+    if (token === undefined || (token === siteToken && source !== 'query')) continue
+    // Never sent: the live content, as private as any preview.
+    if (token === null) return { token: siteToken, preview: true, source: 'site', cookie, requestId }
+    return { token, preview: true, source, cookie, requestId }
+  }
+  return { token: siteToken, preview: carriesPreview(request), source: 'site', cookie, requestId }
 }
 
 /** The context of a request whose own token Craft refused: the live content with the default token, still uncached. */
 export function withSiteToken(context: ResolvedToken, siteToken: string | undefined): ResolvedToken {
   return { ...context, token: siteToken, preview: true, source: 'site' }
+}
+
+/**
+ * Sets or clears the token cookie once an answer built with `context` is
+ * known. `shows`: whether the answer shows a draft or an unpublished entry,
+ * undefined when the gateway cannot tell (the renderer fetched its own data,
+ * or the CMS failed). `offer`: whether a token from the preview link may be
+ * offered as the cookie (a page, not a failed render).
+ * - no usable token (none, the default one, or one Craft refuses): a cookie the request carried is cleared;
+ * - the preview link's token: offered when the answer shows a draft (or cannot tell), otherwise a carried cookie is cleared;
+ * - the cookie's token: cleared when the answer shows nothing a token changes;
+ * - the X-Craft-Token header's token: a carried cookie is cleared only when it could never be used.
+ */
+export function settleTokenCookie(reply: FastifyReply, context: ResolvedToken, shows: boolean | undefined, offer: boolean): void {
+  switch (context.source) {
+    case 'site':
+      if (context.cookie !== 'none') clearTokenCookie(reply)
+      return
+    case 'query':
+      if (offer && context.token && shows !== false) setTokenCookie(reply, context.token)
+      else if (context.cookie === 'unusable' || (shows === false && context.cookie !== 'none')) clearTokenCookie(reply)
+      return
+    case 'cookie':
+      if (shows === false) clearTokenCookie(reply)
+      return
+    case 'header':
+      if (context.cookie === 'unusable') clearTokenCookie(reply)
+  }
 }
 
 /**
@@ -76,7 +127,7 @@ export function setTokenCookie(reply: FastifyReply, token: string): void {
   })
 }
 
-/** Drops a token cookie Craft refuses, so one stale cookie does not turn every page into an error. */
+/** Drops a token cookie that Craft refuses or that shows nothing, so one stale cookie does not keep every page private or turn it into an error. */
 export function clearTokenCookie(reply: FastifyReply): void {
   reply.clearCookie(TOKEN_COOKIE_NAME, { path: '/', secure: true, httpOnly: true, sameSite: 'none' })
 }

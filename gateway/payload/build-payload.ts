@@ -23,6 +23,21 @@ export interface BuiltPayload {
   cacheStatus: CacheStatus
   /** Sections and `entry:<id>` of the answers the payload was built from; empty for errors and 404s, which no CDN keeps. */
   tags: readonly string[]
+  /**
+   * Whether some entry anywhere in the payload is a draft or not live (`isDraft`,
+   * `status`): what a preview token changes that the gateway can see. Looked
+   * for only in previews; false otherwise and for failures.
+   */
+  showsPreview: boolean
+}
+
+/** Whether a value holds an entry that is a draft or whose status is not `live` (every document selects both on every entry). */
+export function showsPreviewEntry(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(showsPreviewEntry)
+  if (value === null || typeof value !== 'object') return false
+  const record = value as Record<string, unknown>
+  if (typeof record.isDraft === 'boolean' && (record.isDraft || (typeof record.status === 'string' && record.status !== 'live'))) return true
+  return Object.values(record).some(showsPreviewEntry)
 }
 
 const STATUS_RANK: Record<CacheStatus, number> = { HIT: 0, STALE: 1, MISS: 2, BYPASS: 3 }
@@ -91,6 +106,7 @@ export class PayloadBuilder {
       payload: base,
       cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)),
       tags: mergeTags(results.map((r) => r.lookup.tags)),
+      showsPreview: request.context.preview && showsPreviewEntry(base.data),
     }
   }
 
@@ -133,7 +149,7 @@ export class PayloadBuilder {
     if (site.status === 'fulfilled' && site.value.answer.body.data) payload.data.site = site.value.answer.body.data
     payload.notFound =
       notFound.status === 'fulfilled' ? ((notFound.value.answer.body.data?.entry as NotFoundEntry | null | undefined) ?? null) : null
-    return { payload, cacheStatus: 'BYPASS', tags: [] }
+    return { payload, cacheStatus: 'BYPASS', tags: [], showsPreview: request.context.preview && showsPreviewEntry([payload.data, payload.notFound]) }
   }
 
   /**
@@ -150,6 +166,6 @@ export class PayloadBuilder {
     payload.error = { statusCode, message: error.message ?? 'Onbekende fout', fatal: false }
     const site = this.content.cachedNamed('SiteSettings', { site: this.routes.product }, request.context)
     if (site?.body.data) payload.data.site = site.body.data
-    return { payload, cacheStatus: 'BYPASS', tags: [] }
+    return { payload, cacheStatus: 'BYPASS', tags: [], showsPreview: false }
   }
 }

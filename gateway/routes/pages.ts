@@ -13,7 +13,7 @@ import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
 import type { RenderResponse } from '../renderer-pool.ts'
 import { PENDING, settledAtOnce } from '../settled-at-once.ts'
-import { type ResolvedToken, clearTokenCookie, markPrivate, resolveToken, setTokenCookie, withSiteToken } from '../tokens.ts'
+import { type ResolvedToken, markPrivate, resolveToken, settleTokenCookie, withSiteToken } from '../tokens.ts'
 
 const MAX_PATH_LENGTH = 1024
 /** Headers of the renderer's answer that reach the visitor. */
@@ -61,6 +61,12 @@ function payloadInput(path: string, params: URLSearchParams, context: ResolvedTo
   return { path, fullPath: `${path}${query ? `?${query}` : ''}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, context }
 }
 
+/** A render request's body, and whether its data shows a draft or an unpublished entry (undefined: the gateway cannot tell). */
+interface PreparedRender {
+  body: string
+  showsPreview: boolean | undefined
+}
+
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
 function discard(rendered: RenderResponse): void {
   if (Buffer.isBuffer(rendered.body)) return
@@ -84,7 +90,7 @@ function whenSent(reply: FastifyReply, body: Buffer | Readable, done: (whole: Bu
 
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
-  const csp = (scripts: string[]): string => contentSecurityPolicy(scripts, app.config.frameAncestors, app.config.connectSources)
+  const csp = (scripts: string[]): string => contentSecurityPolicy(scripts, app.config.frameAncestors, app.config.connectSources, app.config.imageSources)
   // A fresh page's policy differs only in its nonce: the text around it is made once.
   const [beforeNonce, afterNonce] = csp(["'nonce-\u0000'"]).split('\u0000') as [string, string]
   const nonceCsp = (nonce: string): string => `${beforeNonce}${nonce}${afterNonce}`
@@ -124,15 +130,18 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     let built = await build()
     if (await refusedCookie(context, built.payload.status)) {
       request.log.info('the CMS refused the token cookie; dropped, the live payload instead')
-      clearTokenCookie(reply)
       context = withSiteToken(context, app.config.craftToken)
       built = await build()
     }
     const { payload: body, cacheStatus } = built
     reply.header(CACHE_STATUS_HEADER, context.preview ? 'BYPASS' : cacheStatus)
     reply.code(body.status).type('application/json; charset=utf-8')
-    if (context.preview) markPrivate(reply)
-    else if (body.status !== 200) reply.header('cache-control', PRIVATE_NO_STORE)
+    if (context.preview) {
+      markPrivate(reply)
+      // Only a payload of the whole page tells that a token shows nothing on it.
+      const whole = part === 'all' || (part === 'primary' && body.pending.length === 0)
+      settleTokenCookie(reply, context, built.showsPreview ? true : whole && body.status < 500 ? false : undefined, false)
+    } else if (body.status !== 200) reply.header('cache-control', PRIVATE_NO_STORE)
     else {
       reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
       reply.headers(cacheTagHeaders(built.tags))
@@ -148,7 +157,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
    * too when it is at hand at once. Data still on its way is left to the
    * renderer, which asks for it and streams it in when it comes.
    */
-  async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<string> {
+  async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<PreparedRender> {
     const input = payloadInput(url.path, new URLSearchParams(url.search), context)
     let primary: BuiltPayload
     try {
@@ -156,22 +165,44 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     } catch (error) {
       request.log.error({ err: error }, 'the page data could not be assembled')
       const failed = errorPayload({ path: url.path, fullPath: input.fullPath, statusCode: 502, message: PAYLOAD_UNAVAILABLE_MESSAGE, preview: context.preview, siteUrl: '' })
-      return encodeRenderRequest(payloadJson(failed))
+      return { body: encodeRenderRequest(payloadJson(failed)), showsPreview: undefined }
     }
     const { payload } = primary
+    if (context.preview) return previewRenderRequest(input, primary, context)
     // A preview page carries no cache tags: nothing keeps it.
     if (payload.status === 200 && !context.preview) app.renderTags.record(request.id, primary.tags)
     // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
     const deferredMayBeCached = app.config.cache.queryCache && !context.preview
-    if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return encodeRenderRequest(payloadJson(payload))
+    const alone = { body: encodeRenderRequest(payloadJson(payload)), showsPreview: false }
+    if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return alone
     const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
-    if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return encodeRenderRequest(payloadJson(payload))
+    if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return alone
     app.renderTags.record(request.id, deferred.tags)
-    return encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data))
+    return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: false }
+  }
+
+  /**
+   * The render request of a preview, and whether the page shows a draft or an
+   * unpublished entry. When that decides the token cookie (a token from the
+   * preview link or the cookie) and the primary part shows none, the deferred
+   * part is fetched here and handed over: the cookie goes out with the
+   * headers, before the renderer would have asked for it.
+   */
+  async function previewRenderRequest(input: Omit<PayloadRequest, 'part'>, primary: BuiltPayload, context: ResolvedToken): Promise<PreparedRender> {
+    const { payload } = primary
+    const alone = encodeRenderRequest(payloadJson(payload))
+    if (payload.status >= 500) return { body: alone, showsPreview: undefined }
+    if (primary.showsPreview || payload.pending.length === 0) return { body: alone, showsPreview: primary.showsPreview }
+    if (context.source !== 'query' && context.source !== 'cookie') return { body: alone, showsPreview: undefined }
+    const deferred = await app.payloads.build({ ...input, part: 'deferred' }).catch(() => undefined)
+    if (deferred === undefined || deferred.payload.status !== 200) return { body: alone, showsPreview: undefined }
+    return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: deferred.showsPreview }
   }
 
   async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
     let context = resolveToken(request, app.config.craftToken)
+    // Whether the render's data shows a draft or an unpublished entry; undefined when the gateway cannot tell.
+    let shows: boolean | undefined
     const cacheKey = `${url.rawPath}${url.search}`
     const useCache = app.config.cache.pageCache && !context.preview
     const ticket = app.pageCache.ticket()
@@ -181,8 +212,12 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       if (userAgent) headers['user-agent'] = userAgent
       if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
       const path = `${url.rawPath}${url.search}`
+      shows = undefined
       const started = app.config.renderWithPayload
-        ? renderRequest(request, url, context).then((body) => app.renderers.render(path, headers, body))
+        ? renderRequest(request, url, context).then((prepared) => {
+            shows = prepared.showsPreview
+            return app.renderers.render(path, headers, prepared.body)
+          })
         : app.renderers.render(path, headers)
       started.catch(() => undefined)
       return started
@@ -218,7 +253,6 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       if (await refusedCookie(context, rendered.statusCode)) {
         request.log.info('the CMS refused the token cookie; dropped, the live page instead')
         discard(rendered)
-        clearTokenCookie(reply)
         context = withSiteToken(context, app.config.craftToken)
         rendered = await render()
       }
@@ -239,7 +273,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       markPrivate(reply)
       reply.header(CACHE_STATUS_HEADER, 'BYPASS')
       // A failed render may mean Craft refused the token: no cookie that would then fail every page.
-      if (context.source === 'query' && context.token && rendered.statusCode < 500) setTokenCookie(reply, context.token)
+      settleTokenCookie(reply, context, shows, rendered.statusCode < 500)
     } else {
       reply.header(CACHE_STATUS_HEADER, useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
       reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)

@@ -124,7 +124,15 @@ t.test('preview parameters or token headers without a usable token: live content
 })
 
 t.test('a token cookie the CMS refuses is dropped: the live page, not an error on every page', async (t) => {
+  // Craft ignores a well-formed token it does not know; a CMS that refuses one (another CMS, an older Craft) answers 400 without GraphQL.
   const refused = 'expired-preview-token'
+  upstream.behave = (call) =>
+    call.token === refused
+      ? { kind: 'answer', status: 400, body: JSON.stringify({ name: 'Bad Request', message: 'Invalid token', code: 0, status: 400 }) }
+      : { kind: 'pass' }
+  t.teardown(() => {
+    upstream.behave = () => ({ kind: 'pass' })
+  })
   const page = await get('/over-ons', { cookie: `craft_token=${refused}` })
   t.equal(page.status, 200)
   t.equal(h1Of(page.html), liveAbout)
