@@ -28,6 +28,7 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 COPY --chown=node:node public ./public
 COPY --chown=node:node gateway/embedded-cms/content ./gateway/embedded-cms/content
+COPY --chown=node:node gateway/embedded-cms/assets ./gateway/embedded-cms/assets
 USER node
 EXPOSE 3000 3001
 # Works for either service without being told which: a container runs one, and

@@ -4,13 +4,15 @@ import { createHash } from 'node:crypto'
  * The page's Content-Security-Policy. Scripts: the site's own files and the
  * inline scripts of streamed SSR, by nonce (a fresh page) or by hash (a page
  * from the cache). Framing: only the site itself and the CMS (live preview).
+ * Images: the site's own, data: URLs, and the CMS's asset origins (Craft's
+ * asset URLs are absolute, on the CMS's host or an asset CDN).
  */
-export function contentSecurityPolicy(scripts: string[], frameAncestors: string[], connect: string[]): string {
+export function contentSecurityPolicy(scripts: string[], frameAncestors: string[], connect: string[], images: string[]): string {
   return [
     "default-src 'self'",
     `script-src 'self' ${scripts.join(' ')}`.trim(),
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    `img-src 'self' data: ${images.join(' ')}`.trim(),
     "font-src 'self'",
     `connect-src 'self' ${connect.join(' ')}`.trim(),
     "object-src 'none'",

@@ -25,7 +25,7 @@ interface TitledEntry {
   title: string
   intro?: string | null
   seoDescription?: string | null
-  image?: { url: string }[]
+  image?: { url: string; shareUrl?: string | null }[]
 }
 
 /** Search results cut titles at about 60 to 70 characters: the suffix goes when it does not fit. */
@@ -49,7 +49,8 @@ export function pageMeta(payload: PagePayload): PageMeta {
   const canonicalUrl = payload.canonicalPath
     ? `${payload.siteUrl}${payload.canonicalPath}${payload.page > 1 ? `?${PAGE_QUERY_PARAM}=${payload.page}` : ''}`
     : undefined
-  const imagePath = entry?.image?.[0]?.url ?? DEFAULT_SHARE_IMAGE
+  const shared = entry?.image?.[0]
+  const imagePath = shared?.shareUrl ?? shared?.url ?? DEFAULT_SHARE_IMAGE
   return {
     title,
     heading: entry?.title,

@@ -121,7 +121,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
         dateModified: article.dateUpdated ?? article.postDate,
         author: { '@type': 'Person', name: article.author?.fullName ?? site.companyName },
         publisher: { '@type': 'Organization', name: site.companyName, logo: { '@type': 'ImageObject', url: `${siteUrl}/favicon.svg` } },
-        ...(image ? { image: [absolute(siteUrl, image.url)] } : {}),
+        ...(image ? { image: [absolute(siteUrl, image.shareUrl ?? image.url)] } : {}),
         mainEntityOfPage: url,
         inLanguage: 'nl-NL',
       })

@@ -97,6 +97,8 @@ export const SITE_SETTINGS_HANDLE = 'siteSettings'
 
 /** Widths of the image transforms the site asks the CMS for (srcset). */
 export const IMAGE_WIDTHS = [480, 800, 1200] as const
+/** The transform asked of the CMS for an image shared on social media (og:image, JSON-LD): the size those sites show. */
+export const SHARE_IMAGE = { width: 1200, height: 630 } as const
 
 /** Articles on one page of the news overview. */
 export const ARTICLES_PER_PAGE = 6

@@ -29,6 +29,8 @@ export interface Image {
   title: string | null
   /** Responsive transforms as a srcset value; null when the CMS has none. */
   srcset: string | null
+  /** A raster transform of the share size (SHARE_IMAGE), for og:image and JSON-LD. */
+  shareUrl: string | null
 }
 
 export interface Link {

@@ -1,4 +1,4 @@
-import { IMAGE_WIDTHS, PRODUCT_PLACEHOLDER, SITE_SETTINGS_HANDLE } from './constants.ts'
+import { IMAGE_WIDTHS, PRODUCT_PLACEHOLDER, SHARE_IMAGE, SITE_SETTINGS_HANDLE } from './constants.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION, entryTypeName, globalSetTypeName } from './craft-naming.ts'
 import { CHANNELS, SINGLE_SECTIONS, type SingleSectionTemplate, withProduct } from './sections.ts'
 
@@ -47,9 +47,22 @@ export function singlePageOperation(template: string): SinglePageOperationName {
 
 /** `status` and `isDraft` tell a preview that shows a draft or an unpublished entry from one that shows only live content. */
 const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri postDate dateUpdated sectionHandle typeHandle status isDraft }`
-const IMAGE = `fragment Image on AssetInterface { id url width height alt title srcset(sizes: ${JSON.stringify(IMAGE_WIDTHS.map((width) => `${width}w`))}) }`
+/**
+ * `shareUrl`: a raster transform of the share size, for og:image and JSON-LD
+ * (the original upload may be an SVG or a multi-megabyte photo).
+ */
+const IMAGE = `fragment Image on AssetInterface { id url width height alt title srcset(sizes: ${JSON.stringify(IMAGE_WIDTHS.map((width) => `${width}w`))}) shareUrl: url(width: ${SHARE_IMAGE.width}, height: ${SHARE_IMAGE.height}, mode: "crop", format: "jpg") }`
 
-export function createOperations(product: string, version: CraftVersion = DEFAULT_CRAFT_VERSION): Operations {
+/** What the schema offers beyond what every site's schema has. */
+export interface SchemaFeatures {
+  /**
+   * Entries' native `author`: Craft adds it to the schema only when the
+   * schema may read users; without it articles are shown without an author.
+   */
+  author: boolean
+}
+
+export function createOperations(product: string, version: CraftVersion = DEFAULT_CRAFT_VERSION, features: SchemaFeatures = { author: true }): Operations {
   const typeOf = (channel: keyof typeof CHANNELS): string => entryTypeName(version, CHANNELS[channel].section, CHANNELS[channel].type)
   const singleType = (template: string): string => {
     const section = withProduct(template, product)
@@ -73,7 +86,8 @@ ${ENTRY_BASE}`,
   const job = typeOf('jobs')
   const article = typeOf('topical')
   const establishment = typeOf('establishments')
-  const articleSummary = `...EntryBase author { fullName } ... on ${article} { intro image { ...Image } }`
+  const author = features.author ? ' author { fullName }' : ''
+  const articleSummary = `...EntryBase${author} ... on ${article} { intro image { ...Image } }`
 
   return {
     ...singles,
@@ -150,7 +164,7 @@ ${ENTRY_BASE}
 ${IMAGE}`,
     ArticleBySlug: `query ArticleBySlug($slug: [String], $site: [String]) {
   entry(section: "${CHANNELS.topical.section}", slug: $slug, site: $site) {
-    ...EntryBase author { fullName } ... on ${article} { intro text image { ...Image } }
+    ...EntryBase${author} ... on ${article} { intro text image { ...Image } }
   }
 }
 ${ENTRY_BASE}

@@ -2,10 +2,14 @@ import t from 'tap'
 import { request } from 'undici'
 import { shippedContent, slugsOf } from './helpers/content.ts'
 import { decodeEntities } from './helpers/html.ts'
+import { freePort } from './helpers/ports.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
-const system = await startSystem()
+const port = await freePort()
+// The embedded volume on the gateway's own address, as the CMS's volume base URL.
+const ASSETS = `http://127.0.0.1:${port}/cms-assets`
+const system = await startSystem({ PORT: String(port), EMBEDDED_ASSET_URL: ASSETS })
 t.teardown(() => system.close())
 
 const imgs = (html: string) => [...html.matchAll(/<img ([^>]+)\/?>/g)].map((m) => m[1] ?? '')
@@ -14,7 +18,7 @@ const attr = (tag: string, name: string) => {
   return value === undefined ? undefined : decodeEntities(value)
 }
 
-t.test('article images: width, height, alt from the CMS, a srcset of real files, eager above the fold', async (t) => {
+t.test('article images: width, height, alt from the CMS, a src and srcset of real files on the asset URL, eager above the fold', async (t) => {
   for (const slug of slugsOf(store, 'topical')) {
     const html = await (await request(`${system.url}/topical/${slug}`)).body.text()
     const [img] = imgs(html)
@@ -26,11 +30,15 @@ t.test('article images: width, height, alt from the CMS, a srcset of real files,
     t.ok(attr(img, 'sizes'), 'sizes')
     const candidates = (attr(img, 'srcSet') ?? attr(img, 'srcset') ?? '').split(', ')
     t.same(candidates.map((c) => c.split(' ')[1]), ['480w', '800w', '1200w'], 'three widths')
-    for (const candidate of candidates) {
-      const response = await request(`${system.url}${candidate.split(' ')[0]}`)
+    const files = [[attr(img, 'src') ?? '', 'image/svg+xml'], ...candidates.map((candidate) => [candidate.split(' ')[0] ?? '', 'image/png'])]
+    for (const [url, type] of files) {
+      t.ok(url?.startsWith(`${ASSETS}/`), `${url} is absolute on the asset URL`)
+      const response = await request(url ?? '')
       await response.body.dump()
-      t.equal(response.statusCode, 200, `${candidate} exists`)
-      t.equal(response.headers['content-type'], 'image/png')
+      t.equal(response.statusCode, 200, `${url} exists`)
+      t.equal(response.headers['content-type'], type)
+      t.equal(response.headers['cross-origin-resource-policy'], 'cross-origin', 'may be shown by a page on another origin')
+      t.match(response.headers['cache-control'], /max-age=\d{6,}/, 'kept long')
     }
   }
 })

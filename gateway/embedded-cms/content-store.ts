@@ -30,12 +30,13 @@ export interface StoredAsset {
   id: string
   title: string | null
   filename: string
+  /** The file's path relative to the volume (gateway/embedded-cms/assets); the schema makes it absolute. */
   url: string
   width: number | null
   height: number | null
   alt: string | null
   mimeType: string | null
-  /** Image transforms by width, as Craft makes them: width -> url. */
+  /** Image transforms by width, as Craft makes them: width -> path relative to the volume. */
   transforms?: Record<string, string>
 }
 

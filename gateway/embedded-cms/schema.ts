@@ -51,11 +51,12 @@ const USER_FIELDS = `id: ID
   name: String!
   username: String`
 
+/** Craft's `url` takes the transform directive's arguments; the embedded content has its transforms by width. */
 const ASSET_FIELDS = `id: ID
   uid: String
   title: String
   filename: String!
-  url: String
+  url(transform: String, width: Int, height: Int, mode: String, position: String, format: String, quality: Int): String
   width: Int
   height: Int
   alt: String
@@ -241,7 +242,10 @@ type Query {
     status: (() => 'active') as GraphQLFieldResolver<never, CmsContext>,
   })
   attach(assetType, [], {
-    url: ((asset: StoredAsset) => assetUrl(asset.url)) as GraphQLFieldResolver<never, CmsContext>,
+    url: ((asset: StoredAsset, args: { width?: number | null }) => {
+      const transformed = args.width ? asset.transforms?.[String(args.width)] : undefined
+      return assetUrl(transformed ?? asset.url)
+    }) as GraphQLFieldResolver<never, CmsContext>,
     // Craft's srcset(sizes: ["480w", …]): the transforms that exist, as a srcset attribute value.
     srcset: ((asset: StoredAsset, args: { sizes: (string | null)[] }) => {
       const parts = args.sizes.flatMap((size) => {

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { launchBrowser } from '../../test/helpers/browser.ts'
 import { IMAGE_WIDTHS } from '../../shared/constants.ts'
 
-const images = join(import.meta.dirname, '../../public/images')
+const images = join(import.meta.dirname, '../../gateway/embedded-cms/assets')
 const browser = await launchBrowser()
 for (const name of readdirSync(images).filter((file) => file.endsWith('.svg'))) {
   const svg = readFileSync(join(images, name), 'utf8')

@@ -2,9 +2,11 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import Fastify, { type FastifyInstance } from 'fastify'
 import { request } from 'undici'
 import { loadGatewayConfig } from '../../gateway/config.ts'
+import { EMBEDDED_ASSETS_PATH, embeddedAssets, volumeUrl } from '../../gateway/embedded-cms/assets.ts'
 import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
 import { embeddedCms } from '../../gateway/embedded-cms/plugin.ts'
 import { DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
+import type { CraftVersion } from '../../shared/craft-naming.ts'
 
 export interface UpstreamCall {
   operationName: string | undefined
@@ -28,16 +30,25 @@ export interface FaultUpstream {
   close(): Promise<void>
 }
 
-/** The embedded CMS alone, as a real Craft stand-in on loopback. */
-export async function startEmbeddedCms(options: { contentDir?: string; siteToken?: string } = {}): Promise<{ url: string; app: FastifyInstance }> {
+/**
+ * The embedded CMS alone, as a real Craft stand-in on loopback: its asset URLs
+ * are absolute, on its own host under /cms-assets/ (where it serves the
+ * volume), or under `assetBase` when given (a host that passes them on).
+ */
+export async function startEmbeddedCms(options: { contentDir?: string; siteToken?: string; assetBase?: () => string; version?: CraftVersion } = {}): Promise<{ url: string; app: FastifyInstance }> {
   const app = Fastify()
+  let ownAssetBase = ''
   await app.register(embeddedCms, {
     store: ContentStore.fromDirectory(options.contentDir ?? loadGatewayConfig({}).contentDir, DEFAULT_SITE_HANDLE),
     siteToken: options.siteToken,
+    ...(options.version ? { version: options.version } : {}),
+    assetUrl: (path) => volumeUrl(options.assetBase?.() ?? ownAssetBase)(path),
   })
+  await app.register(embeddedAssets, { root: loadGatewayConfig({}).embeddedAssetDir })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
+  ownAssetBase = `http://127.0.0.1:${port}${EMBEDDED_ASSETS_PATH}`
   return { url: `http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`, app }
 }
 
@@ -46,7 +57,9 @@ export async function startEmbeddedCms(options: { contentDir?: string; siteToken
  * garbage, an error status, hold a call back, or drop the connection.
  */
 export async function startFaultUpstream(options: { contentDir?: string; siteToken?: string } = {}): Promise<FaultUpstream> {
-  const cms = await startEmbeddedCms(options)
+  // Like a Craft, one host for the API and its assets: the asset URLs are on the upstream's own origin.
+  let assetBase = ''
+  const cms = await startEmbeddedCms({ ...options, assetBase: () => assetBase })
   const upstream: FaultUpstream = {
     url: '',
     calls: [],
@@ -58,6 +71,14 @@ export async function startFaultUpstream(options: { contentDir?: string; siteTok
     },
   }
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method === 'GET' && req.url?.startsWith(`${EMBEDDED_ASSETS_PATH}/`)) {
+      // An asset file: passed on as it is, not a call of the API.
+      const answer = await request(`${new URL(cms.url).origin}${req.url}`)
+      const headers = Object.fromEntries(['content-type', 'content-length', 'cache-control', 'cross-origin-resource-policy'].flatMap((name) => (answer.headers[name] ? [[name, answer.headers[name]]] : [])))
+      res.writeHead(answer.statusCode, headers)
+      res.end(Buffer.from(await answer.body.arrayBuffer()))
+      return
+    }
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const raw = Buffer.concat(chunks)
@@ -105,6 +126,8 @@ export async function startFaultUpstream(options: { contentDir?: string; siteTok
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
-  upstream.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  upstream.url = `${origin}/api`
+  assetBase = `${origin}${EMBEDDED_ASSETS_PATH}`
   return upstream
 }
