@@ -26,7 +26,9 @@ import type { GatewayConfig } from './config.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
+import { CraftSchema } from './craft/craft-schema.ts'
 import { setUpDrain } from './drain.ts'
+import { embeddedAssets, volumeUrl } from './embedded-cms/assets.ts'
 import { ContentStore } from './embedded-cms/content-store.ts'
 import { liveUpdates } from './embedded-cms/live-updates.ts'
 import { embeddedCms } from './embedded-cms/plugin.ts'
@@ -55,6 +57,8 @@ declare module 'fastify' {
     /** The shared cache tier on Redis; undefined without REDIS_URL. */
     sharedCache: SharedTier | undefined
     renderTags: RenderTags
+    /** What Craft's schema accepts: its naming, and the operations it would refuse. */
+    craftSchema: CraftSchema
   }
 }
 
@@ -117,7 +121,6 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   setUpDrain(app)
   const cacheLookups = counter(metrics.registry, 'cache_lookups_total', 'Cache lookups by cache (query, page) and result (HIT, MISS, STALE, BYPASS)', ['cache', 'result'])
   const upstreamSeconds = histogram(metrics.registry, 'upstream_request_duration_seconds', 'Time of each call to the CMS', ['outcome'])
-  const operations = createOperations(config.siteHandle)
   const routes = createRouteTable(config.siteHandle)
   const upstreamUrl = (): URL => {
     if (config.craftApiUrl) return config.craftApiUrl
@@ -145,7 +148,23 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     if (!bound) boundLookups.set(key, (bound = cacheLookups.labels({ cache: cacheName, result })))
     bound.inc()
   }
-  const content = new ContentService(client, cache, operations, config.cache.queryCache, (result) => countLookup('query', result))
+  // The embedded API's naming is known; a real Craft's is learnt from its schema once it answers.
+  const configuredVersion = config.craftApiUrl ? config.craftVersion : config.embeddedCraftVersion
+  const content = new ContentService(client, cache, createOperations(config.siteHandle, configuredVersion), config.cache.queryCache, (result) =>
+    countLookup('query', result),
+  )
+  const craftSchema = new CraftSchema({
+    client,
+    product: config.siteHandle,
+    configuredVersion,
+    introspection: config.craftIntrospection,
+    retryMs: config.craftSchemaRetryMs,
+    log: app.log,
+    onOperations: (operations, unavailable) => content.useOperations(operations, unavailable),
+  })
+  app.decorate('craftSchema', craftSchema)
+  // Craft is asked for its schema once the gateway listens (the embedded API's address is known only then).
+  app.addHook('onListen', async () => craftSchema.start())
   app.decorate('pageCacheLookups', (result: CacheStatus) => countLookup('page', result))
 
   app.decorate('config', config)
@@ -185,6 +204,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   }
   app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => redirects.rules()))
   app.addHook('onClose', async () => {
+    craftSchema.close()
     await Promise.all([client.close(), app.renderers.close(), sharedCache?.close()])
   })
   app.addHook('onSend', async (request, reply) => {
@@ -233,7 +253,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
   if (!config.craftApiUrl) {
     const store = ContentStore.fromDirectory(config.contentDir, config.siteHandle)
-    await app.register(embeddedCms, { store, siteToken: config.craftToken, version: config.embeddedCraftVersion })
+    // Asset URLs absolute on EMBEDDED_ASSET_URL, as Craft's are on its volume's base URL; the volume's files under /cms-assets/.
+    await app.register(embeddedCms, { store, siteToken: config.craftToken, schemaToken: config.craftSchemaToken, version: config.embeddedCraftVersion, assetUrl: volumeUrl(config.embeddedAssetUrl) })
+    await app.register(embeddedAssets, { root: config.embeddedAssetDir })
     await app.register(liveUpdates, { store, contentDir: config.contentDir })
   }
   await app.register(healthRoutes)

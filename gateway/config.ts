@@ -14,6 +14,7 @@ import {
 } from '../shared/env.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../shared/craft-naming.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
+import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
 import type { RedirectRule } from './build-info.ts'
 import { parseRedirects } from './redirects.ts'
 
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   craftVersion: CraftVersion
   /** Ask Craft for its schema at start-up: the naming to use, and which operations it would refuse. */
   craftIntrospection: boolean
+  /** First pause before asking again when Craft could not be asked or refused some operations (doubles up to a minute). */
+  craftSchemaRetryMs: number
   /** Whose naming the embedded content API imitates. */
   embeddedCraftVersion: CraftVersion
   siteHandle: string
@@ -75,6 +78,16 @@ export interface GatewayConfig {
   frameAncestors: string[]
   /** Extra addresses the browser may connect to (the live preview WebSocket). */
   connectSources: string[]
+  /** Extra origins of the CMS's assets (ASSET_ORIGINS: a CDN in front of Craft's volumes). */
+  assetOrigins: string[]
+  /**
+   * Where pages may load images from besides the site itself (img-src): the
+   * origin of CRAFT_API_URL and ASSET_ORIGINS, or with the embedded content
+   * API the origin of EMBEDDED_ASSET_URL.
+   */
+  imageSources: string[]
+  /** The absolute base URL of the embedded content's asset volume, as browsers reach it (no trailing slash). */
+  embeddedAssetUrl: string
   /** Redirects from configuration (the CMS adds its own). */
   redirects: RedirectRule[]
   purgeSecret: string | undefined
@@ -97,6 +110,8 @@ export interface GatewayConfig {
   publicDir: string
   /** Content files of the embedded content API. */
   contentDir: string
+  /** The embedded content's asset volume, served under /cms-assets/ when the embedded API is on. */
+  embeddedAssetDir: string
 }
 
 function readOriginList(env: Env, name: string): string[] | undefined {
@@ -107,6 +122,13 @@ function readOriginList(env: Env, name: string): string[] | undefined {
     if (!/^(https?|wss?):\/\/[A-Za-z0-9.-]+(:\d+)?$/.test(origin)) throw new ConfigError(`${name}: "${origin}" is not an origin such as https://cms.example.nl`)
     return origin
   })
+}
+
+/** An absolute http(s) base URL for asset paths: no query or fragment; kept without its trailing slash. */
+function readAssetBaseUrl(env: Env, name: string, fallback: string): string {
+  const url = readUrl(env, name, fallback)
+  if (url.search !== '' || url.hash !== '') throw new ConfigError(`${name}="${url.href}" must be a base URL without ? or #`)
+  return url.href.replace(/\/+$/, '')
 }
 
 function readCraftVersion(env: Env, name: string): CraftVersion {
@@ -133,6 +155,10 @@ function readRedisUrl(env: Env): URL | undefined {
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const craftApiUrl = readOptionalUrl(env, 'CRAFT_API_URL')
   const siteHandle = readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN)
+  const siteUrl = readUrl(env, 'SITE_URL', 'http://localhost:3000')
+  const assetOrigins = readOriginList(env, 'ASSET_ORIGINS') ?? []
+  const embeddedAssetUrl = readAssetBaseUrl(env, 'EMBEDDED_ASSET_URL', `${siteUrl.href.replace(/\/+$/, '')}${EMBEDDED_ASSETS_PATH}`)
+  const imageSources = [...new Set([...(craftApiUrl ? [craftApiUrl.origin] : [new URL(embeddedAssetUrl).origin]), ...assetOrigins])]
   return {
     host: readString(env, 'HOST', '0.0.0.0'),
     port: readInteger(env, 'PORT', 3000, 0, 65535),
@@ -145,9 +171,10 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),
     craftVersion: readCraftVersion(env, 'CRAFT_VERSION'),
     craftIntrospection: readBoolean(env, 'CRAFT_INTROSPECTION', true),
+    craftSchemaRetryMs: readInteger(env, 'CRAFT_SCHEMA_RETRY_MS', 1000, 10, 600_000),
     embeddedCraftVersion: readCraftVersion(env, 'EMBEDDED_CRAFT_VERSION'),
     siteHandle,
-    siteUrl: readUrl(env, 'SITE_URL', 'http://localhost:3000'),
+    siteUrl,
     logLevel: readLogLevel(env),
     upstream: {
       connectTimeoutMs: readInteger(env, 'UPSTREAM_CONNECT_TIMEOUT_MS', 2000, 10, 60_000),
@@ -173,6 +200,9 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     redirects: parseRedirects(readOptionalString(env, 'REDIRECTS')),
     frameAncestors: readOriginList(env, 'CMS_ORIGIN') ?? (craftApiUrl ? [craftApiUrl.origin] : []),
     connectSources: readOriginList(env, 'CONNECT_SRC') ?? [],
+    assetOrigins,
+    imageSources,
+    embeddedAssetUrl,
     purgeSecret: readOptionalString(env, 'PURGE_SECRET'),
     redis: {
       url: readRedisUrl(env),
@@ -190,5 +220,6 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
     publicDir: readString(env, 'PUBLIC_DIR', new URL('../public', import.meta.url).pathname),
     contentDir: readString(env, 'CONTENT_DIR', new URL('../gateway/embedded-cms/content', import.meta.url).pathname),
+    embeddedAssetDir: new URL('../gateway/embedded-cms/assets', import.meta.url).pathname,
   }
 }

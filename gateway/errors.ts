@@ -15,3 +15,5 @@ export type UpstreamError =
   | InstanceType<typeof UpstreamTimeoutError>
   | InstanceType<typeof UpstreamBadResponseError>
   | InstanceType<typeof UpstreamStatusError>
+/** An operation Craft's schema would refuse (found at start-up): its pages fail without asking Craft. */
+export const OperationUnavailableError = createError('UPSTREAM_SCHEMA_MISMATCH', 'The content service cannot answer %s with its current schema', 502)

@@ -84,7 +84,8 @@ export class Redirects {
         this.byPath = undefined
       }
     } catch (error) {
-      log.warn({ err: error }, 'redirects from the CMS unavailable; using the last known ones')
+      // A schema that refuses the redirects was logged once when it was found; not again on every page.
+      if ((error as { code?: string }).code !== 'UPSTREAM_SCHEMA_MISMATCH') log.warn({ err: error }, 'redirects from the CMS unavailable; using the last known ones')
     }
     return [...this.configured, ...this.fromCms]
   }

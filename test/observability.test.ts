@@ -18,7 +18,7 @@ t.test('health and readiness of both services', async (t) => {
   t.equal((await text(`${system.url}/healthz`)).status, 200)
   const ready = await text(`${system.url}/readyz`)
   t.equal(ready.status, 200)
-  t.same(JSON.parse(ready.body).checks, { renderer: 'ok', upstream: 'ok' })
+  t.same(JSON.parse(ready.body).checks, { renderer: 'ok', upstream: 'ok', schema: 'ok' })
   t.equal((await text(`${rendererUrl()}/healthz`)).status, 200)
   const rendererReady = await text(`${rendererUrl()}/readyz`)
   t.same(JSON.parse(rendererReady.body).checks, { gateway: 'ok' })

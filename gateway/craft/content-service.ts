@@ -5,7 +5,7 @@ import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
 import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
 import { entryTag } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
-import { BadRequestError, OperationNotAllowedError } from '../errors.ts'
+import { BadRequestError, OperationNotAllowedError, OperationUnavailableError } from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
 import { sanitizeAnswer } from './sanitize-rich-text.ts'
 
@@ -68,8 +68,9 @@ function originsOf(query: string, variables: Record<string, unknown>, answer: Up
  * wire, and the query cache for everything that may be cached.
  */
 export class ContentService {
-  private readonly allowed = new Map<string, AllowedOperation>()
-  private readonly byName = new Map<OperationName, AllowedOperation>()
+  private allowed = new Map<string, AllowedOperation>()
+  private byName = new Map<OperationName, AllowedOperation>()
+  private unavailable: ReadonlyMap<OperationName, string> = new Map()
 
   constructor(
     private readonly client: CraftClient,
@@ -78,11 +79,24 @@ export class ContentService {
     private readonly useCache = true,
     private readonly onLookup: (status: CacheStatus) => void = () => undefined,
   ) {
+    this.useOperations(operations)
+  }
+
+  /**
+   * The documents to send from now on (in the naming Craft's schema uses), and
+   * the operations its schema would refuse: those fail at once, without a call.
+   */
+  useOperations(operations: Operations, unavailable: ReadonlyMap<OperationName, string> = new Map()): void {
+    const allowed = new Map<string, AllowedOperation>()
+    const byName = new Map<OperationName, AllowedOperation>()
     for (const [name, query] of Object.entries(operations) as [OperationName, string][]) {
       const operation = { name, query }
-      this.allowed.set(documentHash(parse(query)), operation)
-      this.byName.set(name, operation)
+      allowed.set(documentHash(parse(query)), operation)
+      byName.set(name, operation)
     }
+    this.allowed = allowed
+    this.byName = byName
+    this.unavailable = unavailable
   }
 
   /** The allowlisted operation a client's document is, or an OPERATION_NOT_ALLOWED error. */
@@ -138,6 +152,7 @@ export class ContentService {
   }
 
   run(operation: AllowedOperation, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
+    if (this.unavailable.has(operation.name)) return Promise.reject(new OperationUnavailableError(operation.name))
     const load = (): Promise<UpstreamAnswer> =>
       this.client
         .query({

@@ -31,7 +31,12 @@ export interface System {
   close(): Promise<void>
 }
 
-/** Gateway and renderer in this process, on loopback ports, configured as from the environment. */
+/**
+ * Gateway and renderer in this process, on loopback ports, configured as from
+ * the environment. The embedded content's images are on the gateway's own
+ * loopback address (EMBEDDED_ASSET_URL) unless the test says otherwise, so
+ * a browser loads them whatever SITE_URL says.
+ */
 export async function startSystem(env: Record<string, string> = {}, tweak?: (config: GatewayConfig) => void): Promise<System> {
   const gatewayPort = env.PORT ? Number(env.PORT) : await freePort()
   const gatewayLogs = collectLogs()
@@ -46,12 +51,15 @@ export async function startSystem(env: Record<string, string> = {}, tweak?: (con
   const config = loadGatewayConfig({
     PORT: String(gatewayPort),
     RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
+    EMBEDDED_ASSET_URL: `http://127.0.0.1:${gatewayPort}/cms-assets`,
     LOG_LEVEL: 'info',
     ...env,
   })
   tweak?.(config)
   const gateway = await buildGateway(config, { logStream: gatewayLogs.stream })
   await gateway.listen({ host: '127.0.0.1', port: gatewayPort })
+  // The start-up check of Craft's schema is one upstream call: done before a test counts calls.
+  await gateway.craftSchema.settled()
   return {
     url: `http://127.0.0.1:${gatewayPort}`,
     gateway,

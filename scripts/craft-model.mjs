@@ -1,0 +1,83 @@
+// The README's table of what a real Craft must have for this site, made from
+// the route table, the documents and the content model, so it cannot drift
+// from the code. Run with tsx (`npm run craft-model`):
+//   (no flag)      print the table
+//   --write FILE   put it into FILE between the markers
+//   --check FILE   exit 1 when FILE's table is not the one the code makes
+import { readFileSync, writeFileSync } from 'node:fs'
+import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { createContentModel } from '../shared/content-model.ts'
+import { entryTypeName, globalSetTypeName, assetTypeName } from '../shared/craft-naming.ts'
+import { createOperations } from '../shared/operations.ts'
+import { createRouteTable } from '../shared/routes.ts'
+
+const BEGIN = '<!-- BEGIN CRAFT MODEL (npm run craft-model -- --write README.md) -->'
+const END = '<!-- END CRAFT MODEL -->'
+const KIND = {
+  plainText: 'Plain Text',
+  richText: 'CKEditor (HTML)',
+  number: 'Number',
+  date: 'Date',
+  dropdown: 'Dropdown',
+  entries: 'Entries',
+  assets: 'Assets',
+  table: 'Table',
+}
+
+const fieldText = ({ handle, field }) => {
+  const detail = field.kind === 'table' ? ` (${field.columns.join(', ')})` : field.kind === 'dropdown' ? ` (${field.options.join(', ')})` : ''
+  return `\`${handle}\` ${KIND[field.kind]}${detail}`
+}
+
+export function craftModelTable(product = DEFAULT_SITE_HANDLE) {
+  const model = createContentModel(product)
+  const operations = createOperations(product)
+  const routes = createRouteTable(product)
+  // Which pages read a section: the sections named in their documents, and the route's own single.
+  const pagesBySection = new Map()
+  for (const route of routes.routes) {
+    const sections = new Set(route.handle ? [route.handle] : [])
+    for (const loader of route.loaders) {
+      for (const match of operations[loader.operation].matchAll(/section:\s*"([^"]+)"/g)) sections.add(match[1])
+    }
+    for (const section of sections) {
+      const pages = pagesBySection.get(section) ?? new Set()
+      for (const path of route.paths) pages.add(path)
+      pagesBySection.set(section, pages)
+    }
+  }
+  const rows = model.entryTypes.map((entryType) => {
+    const pages = [...(pagesBySection.get(entryType.section) ?? [])]
+    const used = entryType.section === 'redirects' ? 'redirects of every page' : entryType.section === 'notFound' ? 'the 404 page' : pages.map((path) => `\`${path}\``).join(', ')
+    return `| \`${entryType.section}\` | \`${entryType.type}\` | \`${entryTypeName(5, entryType.section, entryType.type)}\` | \`${entryTypeName(4, entryType.section, entryType.type)}\` | ${entryType.fields.map(fieldText).join('; ')} | ${used} |`
+  })
+  return [
+    BEGIN,
+    '| section | entry type | type in Craft 5 | type in Craft 4 | custom fields | read by |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    `| global set \`${model.globalSet.handle}\` | | \`${globalSetTypeName(model.globalSet.handle)}\` | same | ${model.globalSet.fields.map(fieldText).join('; ')} | every page (header, footer) |`,
+    `| asset volume \`${model.assetVolume}\` | | \`${assetTypeName(model.assetVolume)}\` | same | \`alt\`; transforms by \`srcset(sizes: [...])\` | articles (\`image\`) |`,
+    `| users | | \`User\` | same | none: an article's author is Craft's own \`author { fullName }\` | articles |`,
+    END,
+  ].join('\n')
+}
+
+const [flag, file] = process.argv.slice(2)
+if (flag === '--write' || flag === '--check') {
+  const text = readFileSync(file, 'utf8')
+  const start = text.indexOf(BEGIN)
+  const end = text.indexOf(END)
+  if (start === -1 || end === -1) {
+    console.error(`${file}: no markers ${BEGIN} … ${END}`)
+    process.exit(1)
+  }
+  const updated = `${text.slice(0, start)}${craftModelTable()}${text.slice(end + END.length)}`
+  if (flag === '--write') writeFileSync(file, updated)
+  else if (updated !== text) {
+    console.error(`${file}: the table of the Craft model is out of date; run npm run craft-model -- --write ${file}`)
+    process.exit(1)
+  }
+} else if (flag === undefined) {
+  console.log(craftModelTable())
+}
