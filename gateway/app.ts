@@ -254,7 +254,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   if (!config.craftApiUrl) {
     const store = ContentStore.fromDirectory(config.contentDir, config.siteHandle)
     // Asset URLs absolute on EMBEDDED_ASSET_URL, as Craft's are on its volume's base URL; the volume's files under /cms-assets/.
-    await app.register(embeddedCms, { store, siteToken: config.craftToken, schemaToken: config.craftSchemaToken, version: config.embeddedCraftVersion, assetUrl: volumeUrl(config.embeddedAssetUrl) })
+    await app.register(embeddedCms, { store, schemaToken: config.craftSchemaToken, version: config.embeddedCraftVersion, assetUrl: volumeUrl(config.embeddedAssetUrl) })
     await app.register(embeddedAssets, { root: config.embeddedAssetDir })
     await app.register(liveUpdates, { store, contentDir: config.contentDir })
   }

@@ -30,12 +30,6 @@ export interface ResolvedToken extends RunContext {
   cookie: 'none' | 'usable' | 'unusable'
 }
 
-/** Whether the query string marks a preview (Craft's x-craft-preview / x-craft-live-preview) with a well-formed token. */
-export function previewTokenFromQuery(query: Record<string, unknown>): string | undefined {
-  const marked = PREVIEW_QUERY_PARAMS.some((param) => query[param] !== undefined)
-  return marked ? (presented(query[PREVIEW_TOKEN_QUERY_PARAM]) ?? undefined) : undefined
-}
-
 /** Whether a request carries anything of a preview, usable or not: such a request never reads or fills a cache. */
 function carriesPreview(request: FastifyRequest): boolean {
   const query = request.query as Record<string, unknown>

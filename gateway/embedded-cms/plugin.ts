@@ -7,8 +7,6 @@ import { type CmsContext, createCmsSchema } from './schema.ts'
 
 export interface EmbeddedCmsOptions {
   store: ContentStore
-  /** The site's default token: accepted like no token at all. */
-  siteToken: string | undefined
   /** Craft's schema token: when set, every request must carry exactly `Authorization: Bearer <it>`, as the gateway's client does. */
   schemaToken?: string | undefined
   /** Whose naming to imitate; Craft 5's by default. */

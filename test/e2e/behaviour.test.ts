@@ -11,7 +11,7 @@ import {
   TOKEN_STORAGE_KEY,
 } from '../../shared/constants.ts'
 import { CONFIG_SCRIPT_ID, type ClientConfig } from '../../renderer/document-ids.ts'
-import { type WatchedPage, hydrated, openPage } from '../helpers/browser.ts'
+import { type WatchedPage, hydrated, openPage, settle } from '../helpers/browser.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
 import { freePort } from '../helpers/ports.ts'
@@ -52,16 +52,6 @@ const firstBuildCheck = async (page: Page): Promise<void> => {
   await page.clock.runFor(MANIFEST_FETCH_DELAY_MS)
   await page.waitForFunction(() => ((window as unknown as { buildChecksRead?: number }).buildChecksRead ?? 0) >= 1)
 }
-/** One real macrotask in the page, past the fake clock: promises waiting on what already arrived have run. */
-const settle = (page: Page): Promise<void> =>
-  page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const channel = new MessageChannel()
-        channel.port1.onmessage = () => resolve()
-        channel.port2.postMessage(null)
-      }),
-  )
 const countDocuments = (page: Page): { count: number } => {
   const documents = { count: 0 }
   page.on('request', (request) => {

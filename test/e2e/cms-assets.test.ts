@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { Page } from 'playwright-core'
-import { type WatchedPage, hydrated, openPage } from '../helpers/browser.ts'
+import { type WatchedPage, hydrated, openPage, settle } from '../helpers/browser.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
 import { shippedContent, slugsOf, titleOf } from '../helpers/content.ts'
 import { freePort } from '../helpers/ports.ts'
@@ -30,16 +30,6 @@ async function watchedPage(): Promise<WatchedPage> {
   return watched
 }
 
-/** One real task in the page: violation events queued before it have been dispatched. */
-const settle = (page: Page): Promise<void> =>
-  page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const channel = new MessageChannel()
-        channel.port1.onmessage = () => resolve()
-        channel.port2.postMessage(null)
-      }),
-  )
 
 /** Brings every image of the content into view (lazy ones start loading) and waits until each has loaded or failed. */
 async function imagesSettled(page: Page): Promise<{ complete: boolean; naturalWidth: number; currentSrc: string }[]> {

@@ -6,7 +6,7 @@ import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const operations = createOperations(DEFAULT_SITE_HANDLE)
-const upstream = await startFaultUpstream({ siteToken: 'site-token' })
+const upstream = await startFaultUpstream()
 const system = await startSystem({
   CRAFT_API_URL: upstream.url,
   CRAFT_TOKEN: 'site-token',

@@ -15,7 +15,7 @@ const DRAFT_ARTICLE_TITLE = 'Concept: premies 2027'
 const liveAbout = titleOf(shippedContent(), `${DEFAULT_SITE_HANDLE}About`)
 const liveOffices = titleOf(shippedContent(), `${DEFAULT_SITE_HANDLE}Establishments`)
 
-const upstream = await startFaultUpstream({ siteToken: SITE_TOKEN })
+const upstream = await startFaultUpstream()
 const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN })
 // The renderer fetching its own payload: the gateway cannot tell what a token shows.
 const selfFetching = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN, RENDER_WITH_PAYLOAD: 'false' })

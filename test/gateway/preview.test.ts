@@ -12,7 +12,7 @@ const SITE_TOKEN = 'site-default-token'
 const DRAFT_ARTICLE = '/topical/concept-nieuwsbericht-renteverandering'
 const liveAbout = titleOf(shippedContent(), `${DEFAULT_SITE_HANDLE}About`)
 
-const upstream = await startFaultUpstream({ siteToken: SITE_TOKEN })
+const upstream = await startFaultUpstream()
 const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN })
 t.teardown(async () => {
   await system.close()

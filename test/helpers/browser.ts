@@ -58,3 +58,17 @@ export async function addLink(page: Page, href: string, id: string): Promise<str
   )
   return `#${id}`
 }
+
+/**
+ * One real macrotask in the page (past a fake clock): promises waiting on what
+ * already arrived have run, and events queued before it have been dispatched.
+ */
+export const settle = (page: Page): Promise<void> =>
+  page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const channel = new MessageChannel()
+        channel.port1.onmessage = () => resolve()
+        channel.port2.postMessage(null)
+      }),
+  )

@@ -35,12 +35,11 @@ export interface FaultUpstream {
  * are absolute, on its own host under /cms-assets/ (where it serves the
  * volume), or under `assetBase` when given (a host that passes them on).
  */
-export async function startEmbeddedCms(options: { contentDir?: string; siteToken?: string; assetBase?: () => string; version?: CraftVersion } = {}): Promise<{ url: string; app: FastifyInstance }> {
+export async function startEmbeddedCms(options: { contentDir?: string; assetBase?: () => string; version?: CraftVersion } = {}): Promise<{ url: string; app: FastifyInstance }> {
   const app = Fastify()
   let ownAssetBase = ''
   await app.register(embeddedCms, {
     store: ContentStore.fromDirectory(options.contentDir ?? loadGatewayConfig({}).contentDir, DEFAULT_SITE_HANDLE),
-    siteToken: options.siteToken,
     ...(options.version ? { version: options.version } : {}),
     assetUrl: (path) => volumeUrl(options.assetBase?.() ?? ownAssetBase)(path),
   })
@@ -56,7 +55,7 @@ export async function startEmbeddedCms(options: { contentDir?: string; siteToken
  * An upstream for tests: forwards to the embedded CMS unless told to answer
  * garbage, an error status, hold a call back, or drop the connection.
  */
-export async function startFaultUpstream(options: { contentDir?: string; siteToken?: string } = {}): Promise<FaultUpstream> {
+export async function startFaultUpstream(options: { contentDir?: string } = {}): Promise<FaultUpstream> {
   // Like a Craft, one host for the API and its assets: the asset URLs are on the upstream's own origin.
   let assetBase = ''
   const cms = await startEmbeddedCms({ ...options, assetBase: () => assetBase })
