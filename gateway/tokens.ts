@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   CRAFT_TOKEN_HEADER,
+  CRAFT_TOKEN_PATTERN,
   PREVIEW_QUERY_PARAMS,
   PREVIEW_TOKEN_QUERY_PARAM,
   TOKEN_COOKIE_MAX_AGE_SECONDS,
@@ -9,17 +10,11 @@ import {
 import type { RunContext } from './craft/content-service.ts'
 
 const MAX_TOKEN_LENGTH = 512
-/**
- * Craft's own rule (craftcms/cms src/web/Request.php, `_findToken`): a token
- * with any other character is a 400 before any GraphQL runs, so such a token
- * is never sent.
- */
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/
 
 /** A token as presented: undefined when there is none, null when Craft would refuse it. */
 function presented(value: unknown): string | null | undefined {
   if (value === undefined || value === '') return undefined
-  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH || !TOKEN_PATTERN.test(value)) return null
+  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH || !CRAFT_TOKEN_PATTERN.test(value)) return null
   return value
 }
 

@@ -20,6 +20,11 @@ export const CACHE_KEY_LENGTH = 10
 export const CRAFT_TOKEN_HEADER = 'x-craft-token'
 export const PREVIEW_QUERY_PARAMS = ['x-craft-preview', 'x-craft-live-preview'] as const
 export const PREVIEW_TOKEN_QUERY_PARAM = 'token'
+/**
+ * Craft's rule for a token (craftcms/cms src/web/Request.php, `_findToken`):
+ * one with any other character is a 400 before any GraphQL runs.
+ */
+export const CRAFT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/
 export const TOKEN_STORAGE_KEY = 'apollo:default.token'
 export const TOKEN_COOKIE_NAME = 'craft_token'
 export const TOKEN_COOKIE_MAX_AGE_SECONDS = 604_800

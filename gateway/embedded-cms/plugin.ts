@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import mercurius from 'mercurius'
-import { CRAFT_TOKEN_HEADER, EMBEDDED_CMS_PATH, PREVIEW_TOKEN_QUERY_PARAM } from '../../shared/constants.ts'
+import { CRAFT_TOKEN_HEADER, CRAFT_TOKEN_PATTERN, EMBEDDED_CMS_PATH, PREVIEW_TOKEN_QUERY_PARAM } from '../../shared/constants.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION } from '../../shared/craft-naming.ts'
 import type { ContentStore } from './content-store.ts'
 import { type CmsContext, createCmsSchema } from './schema.ts'
@@ -16,8 +16,6 @@ export interface EmbeddedCmsOptions {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
-/** Craft's rule for a token (craftcms/cms src/web/Request.php, `_findToken`). */
-const CRAFT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/
 const BEARER = /^Bearer\s+(.+)$/i
 
 /** The token as Craft finds it: the `token` query parameter, else the X-Craft-Token header; empty is none. */
