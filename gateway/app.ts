@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { TLSSocket } from 'node:tls'
 import { join } from 'node:path'
 import { constants as zlib } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
@@ -10,7 +9,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { Gauge, type Registry } from 'prom-client'
-import { API_PATH, EMBEDDED_CMS_PATH, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { API_PATH, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
 import { counter, histogram, setUpMetrics } from '../shared/metrics.ts'
 import { createOperations } from '../shared/operations.ts'
@@ -28,10 +27,13 @@ import { CraftClient } from './craft/client.ts'
 import { ContentService } from './craft/content-service.ts'
 import { CraftSchema } from './craft/craft-schema.ts'
 import { setUpDrain } from './drain.ts'
+import { clientErrorHandler, errorBody, frameworkErrorHandler, sendError } from './error-answers.ts'
 import { embeddedAssets, volumeUrl } from './embedded-cms/assets.ts'
 import { ContentStore } from './embedded-cms/content-store.ts'
+import { type EmbeddedCmsListener, startEmbeddedCmsListener } from './embedded-cms/listener.ts'
 import { liveUpdates } from './embedded-cms/live-updates.ts'
-import { embeddedCms } from './embedded-cms/plugin.ts'
+import { UpstreamUnavailableError } from './errors.ts'
+import { setUpInternalListener } from './internal-listener.ts'
 import { PayloadBuilder } from './payload/build-payload.ts'
 import { RenderTags } from './payload/render-tags.ts'
 import { Redirects } from './redirects.ts'
@@ -42,12 +44,15 @@ import { healthRoutes } from './routes/health.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { purgeRoutes } from './routes/purge.ts'
 import { seoRoutes } from './routes/seo.ts'
+import { isHttps, trustFunction } from './trust-proxy.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: GatewayConfig
     content: ContentService
     cache: QueryCache
+    /** /api's answers, apart from the pages' data (in this gateway's memory only). */
+    apiCache: QueryCache
     payloads: PayloadBuilder
     renderers: RendererPool
     build: BuildInfo
@@ -59,6 +64,8 @@ declare module 'fastify' {
     renderTags: RenderTags
     /** What Craft's schema accepts: its naming, and the operations it would refuse. */
     craftSchema: CraftSchema
+    /** The embedded content API on its own loopback listener, once the gateway is ready; undefined with a real Craft. */
+    embeddedCmsUrl: URL | undefined
   }
 }
 
@@ -106,27 +113,39 @@ async function startSharedTier(
 
 /** The gateway as a Fastify app; listening is the caller's business. */
 export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<FastifyInstance> {
-  const pageCache = new PageCache({ maxEntries: config.cache.pageMaxEntries, maxBytes: config.cache.pageMaxBytes, ttlMs: config.cache.pageTtlMs })
+  const pageCache = new PageCache({
+    maxEntries: config.cache.pageMaxEntries,
+    maxBytes: config.cache.pageMaxBytes,
+    ttlMs: config.cache.pageTtlMs,
+    staleIfErrorMs: config.cache.staleIfErrorMs,
+  })
   let answerFromPageCache: (request: IncomingMessage, response: ServerResponse) => boolean = () => false
+  // One rule for Fastify's request.ip and .protocol and for the page-cache fast path.
+  const trustProxy = trustFunction(config.trustProxy)
   const app = Fastify({
-    serverFactory: (handler, serverOptions) => serverWithPageCacheHits(handler, serverOptions, (request, response) => answerFromPageCache(request, response)),
+    serverFactory: (handler, serverOptions) =>
+      serverWithPageCacheHits(handler, serverOptions, (request, response) => answerFromPageCache(request, response), config.headersTimeoutMs),
     ...loggingOptions(config.logLevel, options.logStream),
     bodyLimit: config.maxBodyBytes,
     routerOptions: { maxParamLength: 1024 },
-    trustProxy: config.trustProxy,
+    trustProxy,
     return503OnClosing: true,
+    requestTimeout: config.requestTimeoutMs,
+    // Errors raised before routing, in the gateway's own shapes and headers.
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   })
 
   const metrics = setUpMetrics(app, 'gateway')
   setUpDrain(app)
-  const cacheLookups = counter(metrics.registry, 'cache_lookups_total', 'Cache lookups by cache (query, page) and result (HIT, MISS, STALE, BYPASS)', ['cache', 'result'])
+  const cacheLookups = counter(metrics.registry, 'cache_lookups_total', 'Cache lookups by cache (query, api, page) and result (HIT, MISS, STALE, BYPASS)', ['cache', 'result'])
   const upstreamSeconds = histogram(metrics.registry, 'upstream_request_duration_seconds', 'Time of each call to the CMS', ['outcome'])
   const routes = createRouteTable(config.siteHandle)
+  let embeddedCmsListener: EmbeddedCmsListener | undefined
   const upstreamUrl = (): URL => {
-    if (config.craftApiUrl) return config.craftApiUrl
-    const address = app.server.address()
-    const port = typeof address === 'object' && address ? address.port : config.port
-    return new URL(`http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`)
+    const url = config.craftApiUrl ?? embeddedCmsListener?.url
+    if (!url) throw new UpstreamUnavailableError()
+    return url
   }
   const client = new CraftClient({
     url: upstreamUrl,
@@ -134,15 +153,22 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     ...config.upstream,
     onTiming: (seconds, outcome) => upstreamSeconds.observe({ outcome }, seconds),
   })
-  const sharedCache = config.redis.url ? await startSharedTier(config, config.redis.url, app, metrics.registry, (tags) => purgeLocally({ cache, pageCache }, tags)) : undefined
+  const sharedCache = config.redis.url ? await startSharedTier(config, config.redis.url, app, metrics.registry, (tags) => purgeLocally({ cache, apiCache, pageCache }, tags)) : undefined
   const cache = new QueryCache({
     ...config.cache,
     onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh failed; serving stale'),
     ...(sharedCache ? { shared: sharedCache } : {}),
   })
+  // Never in Redis: what strangers ask for stays in this gateway's memory, within its own bounds.
+  const apiCache = new QueryCache({
+    ...config.cache,
+    maxEntries: config.cache.apiMaxEntries,
+    maxBytes: config.cache.apiMaxBytes,
+    onRefreshError: (key, error) => app.log.warn({ key, err: error }, 'background refresh of an /api answer failed; serving stale'),
+  })
   // Counted several times per page: each (cache, result) pair's counter is bound once, not labelled per lookup.
   const boundLookups = new Map<string, { inc: () => void }>()
-  const countLookup = (cacheName: 'query' | 'page', result: CacheStatus): void => {
+  const countLookup = (cacheName: 'query' | 'api' | 'page', result: CacheStatus): void => {
     const key = `${cacheName}:${result}`
     let bound = boundLookups.get(key)
     if (!bound) boundLookups.set(key, (bound = cacheLookups.labels({ cache: cacheName, result })))
@@ -150,8 +176,12 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   }
   // The embedded API's naming is known; a real Craft's is learnt from its schema once it answers.
   const configuredVersion = config.craftApiUrl ? config.craftVersion : config.embeddedCraftVersion
-  const content = new ContentService(client, cache, createOperations(config.siteHandle, configuredVersion), config.cache.queryCache, (result) =>
-    countLookup('query', result),
+  const content = new ContentService(
+    client,
+    { pages: cache, api: apiCache },
+    createOperations(config.siteHandle, configuredVersion),
+    config.cache.queryCache,
+    (result, audience) => countLookup(audience === 'api' ? 'api' : 'query', result),
   )
   const craftSchema = new CraftSchema({
     client,
@@ -163,12 +193,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     onOperations: (operations, unavailable) => content.useOperations(operations, unavailable),
   })
   app.decorate('craftSchema', craftSchema)
-  // Craft is asked for its schema once the gateway listens (the embedded API's address is known only then).
+  // Craft is asked for its schema once the gateway listens (the embedded API listens from onReady on).
   app.addHook('onListen', async () => craftSchema.start())
+  app.decorate('embeddedCmsUrl', { getter: () => embeddedCmsListener?.url })
   app.decorate('pageCacheLookups', (result: CacheStatus) => countLookup('page', result))
 
   app.decorate('config', config)
   app.decorate('cache', cache)
+  app.decorate('apiCache', apiCache)
   app.decorate('content', content)
   app.decorate('payloads', new PayloadBuilder(routes, content, config.siteUrl.href.replace(/\/+$/, '')))
   app.decorate(
@@ -176,6 +208,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     new RendererPool(config.rendererUrls, config.renderTimeoutMs, {
       probeIntervalMs: config.rendererProbeIntervalMs,
       dnsRefreshMs: config.rendererDnsRefreshMs,
+      renderSecret: config.renderSecret,
       onMemberChange: (origin, up, reason) => app.log[up ? 'info' : 'warn']({ renderer: origin, reason }, up ? 'renderer back in turn' : 'renderer skipped'),
     }),
   )
@@ -192,7 +225,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     answerFromPageCache = createPageCacheHits({
       pageCache,
       accepting: () => !app.drain.draining,
-      isHttps: (request) => (request.socket as TLSSocket).encrypted === true || (config.trustProxy && String(request.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https'),
+      isHttps: (request) => isHttps(request, trustProxy),
       strictTransportSecurity: STRICT_TRANSPORT_SECURITY,
       onHit: (request, requestId, statusCode) => {
         if (statusCode === 200 && request.method === 'GET') plainHits.inc()
@@ -217,7 +250,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     if (statusCode >= 500) request.log.error({ err: error }, 'request failed')
     else request.log.info({ code: error.code, statusCode }, error.message)
     const message = statusCode >= 500 && !error.code?.startsWith('UPSTREAM') ? 'Internal server error' : error.message
-    return reply.code(statusCode).send({ errors: [{ message, extensions: { code: error.code ?? 'INTERNAL_SERVER_ERROR' } }] })
+    const code = error.code ?? 'INTERNAL_SERVER_ERROR'
+    if (statusCode >= 500 || statusCode === 404) return sendError(request, reply, statusCode, message, code)
+    return reply.code(statusCode).send(errorBody(message, code))
+  })
+  // Every GET is a page (routes/pages.ts): what is left is another method on an address that has none.
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, 'Not found', 'NOT_FOUND'))
+  app.addHook('onRequestAbort', async (request) => {
+    request.log.info('the client went away before the answer')
   })
 
   await app.register(fastifyHelmet, {
@@ -253,11 +293,18 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   })
   if (!config.craftApiUrl) {
     const store = ContentStore.fromDirectory(config.contentDir, config.siteHandle)
-    // Asset URLs absolute on EMBEDDED_ASSET_URL, as Craft's are on its volume's base URL; the volume's files under /cms-assets/.
-    await app.register(embeddedCms, { store, schemaToken: config.craftSchemaToken, version: config.embeddedCraftVersion, assetUrl: volumeUrl(config.embeddedAssetUrl) })
+    // Asset URLs absolute on EMBEDDED_ASSET_URL, as Craft's are on its volume's base URL; the volume's files under /cms-assets/ on the public port.
+    embeddedCmsListener = await startEmbeddedCmsListener(app, {
+      store,
+      port: config.embeddedCmsPort,
+      schemaToken: config.craftSchemaToken,
+      version: config.embeddedCraftVersion,
+      assetUrl: volumeUrl(config.embeddedAssetUrl),
+    })
     await app.register(embeddedAssets, { root: config.embeddedAssetDir })
     await app.register(liveUpdates, { store, contentDir: config.contentDir })
   }
+  await setUpInternalListener(app, metrics.registry)
   await app.register(healthRoutes)
   await app.register(apiRoutes)
   await app.register(purgeRoutes)

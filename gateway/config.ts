@@ -6,6 +6,7 @@ import {
   readBoolean,
   readInteger,
   readLogLevel,
+  readOptionalSecret,
   readOptionalString,
   readOptionalUrl,
   readString,
@@ -13,22 +14,34 @@ import {
   readUrlList,
 } from '../shared/env.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../shared/craft-naming.ts'
+import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
 import type { RedirectRule } from './build-info.ts'
 import { parseRedirects } from './redirects.ts'
+import { checkProxyAddress, type TrustProxy } from './trust-proxy.ts'
 
 export interface GatewayConfig {
   host: string
   port: number
-  /** Behind a load balancer or CDN: trust X-Forwarded-For and -Proto (client address for rate limits, HTTPS for HSTS). */
-  trustProxy: boolean
+  /** Where /readyz and /metrics are served: a listener of its own that nothing public routes to. */
+  internalHost: string
+  internalPort: number
+  /** How long a readiness result is kept, so probes cannot multiply calls to the CMS, renderers and Redis. */
+  readinessCacheMs: number
+  /**
+   * Behind a load balancer or CDN: whose X-Forwarded-For and -Proto to
+   * believe (client address for rate limits, HTTPS for HSTS).
+   */
+  trustProxy: TrustProxy
   /** Where the renderer(s) listen. */
   rendererUrls: URL[]
   /** How often each renderer's /healthz is checked (a failing one is skipped until it passes). */
   rendererProbeIntervalMs: number
   /** How often host names in RENDERER_URL are resolved again. */
   rendererDnsRefreshMs: number
+  /** Shared with the renderers: every render request carries its signature. Unset = unsigned (renderers on a private network only). */
+  renderSecret: string | undefined
   /** A real Craft GraphQL endpoint; undefined = the embedded content API. */
   craftApiUrl: URL | undefined
   /** The site's default access token, sent as X-Craft-Token when no preview token applies. */
@@ -43,6 +56,8 @@ export interface GatewayConfig {
   craftSchemaRetryMs: number
   /** Whose naming the embedded content API imitates. */
   embeddedCraftVersion: CraftVersion
+  /** The embedded content API's own listener on 127.0.0.1, which nothing public routes to; 0 = any free port. */
+  embeddedCmsPort: number
   siteHandle: string
   siteUrl: URL
   logLevel: LogLevel
@@ -73,6 +88,9 @@ export interface GatewayConfig {
     pageMaxEntries: number
     pageMaxBytes: number
     pageTtlMs: number
+    /** The answers of /api, kept apart from the pages' data (in memory only, never in Redis), so /api callers cannot evict pages. */
+    apiMaxEntries: number
+    apiMaxBytes: number
   }
   /** Origins that may frame the site (Craft's live preview); by default the origin of CRAFT_API_URL. */
   frameAncestors: string[]
@@ -100,8 +118,16 @@ export interface GatewayConfig {
     lockMs: number
     keyPrefix: string
   }
-  /** Requests per client address and window on /api and on the purge endpoint. */
-  rateLimit: { apiMax: number; purgeMax: number; windowMs: number }
+  /**
+   * Requests per client address and window: on /api, failed purges, and
+   * previews (pages and payloads built with a preview token, which bypass
+   * every cache; a render's own payload requests count as part of it).
+   */
+  rateLimit: { apiMax: number; purgeMax: number; previewMax: number; windowMs: number }
+  /** Longest time a client may take to send a whole request (then 408). */
+  requestTimeoutMs: number
+  /** Longest time a client may take to send a request's headers (then 408). */
+  headersTimeoutMs: number
   maxBodyBytes: number
   /** Id of this build, from dist/build.json unless set. */
   buildId: string | undefined
@@ -139,6 +165,27 @@ function readCraftVersion(env: Env, name: string): CraftVersion {
   return version
 }
 
+/** A hop count or a list of proxy addresses; `true` would let every client pick its own address for the rate limits. */
+function readTrustProxy(env: Env): TrustProxy {
+  const value = readOptionalString(env, 'TRUST_PROXY')
+  if (value === undefined || /^(false|no|off)$/i.test(value)) return { hops: 0 }
+  if (/^(true|yes|on)$/i.test(value)) {
+    throw new ConfigError(
+      `TRUST_PROXY=${value} would believe any client's X-Forwarded-For: give the number of proxies in front of the gateway (TRUST_PROXY=1 behind one nginx) or their addresses (TRUST_PROXY=10.0.0.5,172.16.0.0/12)`,
+    )
+  }
+  if (/^[0-9]+$/.test(value)) return { hops: readInteger(env, 'TRUST_PROXY', 0, 0, 10) }
+  const addresses = value.split(',').map((part) => part.trim())
+  for (const address of addresses) {
+    try {
+      checkProxyAddress(address)
+    } catch {
+      throw new ConfigError(`TRUST_PROXY: "${address}" is neither a hop count nor an IP address or CIDR such as 10.0.0.0/8`)
+    }
+  }
+  return { addresses }
+}
+
 function readRedisUrl(env: Env): URL | undefined {
   const value = readOptionalString(env, 'REDIS_URL')
   if (value === undefined) return undefined
@@ -152,6 +199,14 @@ function readRedisUrl(env: Env): URL | undefined {
   return url
 }
 
+/** Node requires the headers' timeout to be no longer than the whole request's. */
+function readRequestTimeouts(env: Env): { requestTimeoutMs: number; headersTimeoutMs: number } {
+  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000)
+  const headersTimeoutMs = readInteger(env, 'HEADERS_TIMEOUT_MS', Math.min(15_000, requestTimeoutMs), 100, 600_000)
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS=${headersTimeoutMs} must not exceed REQUEST_TIMEOUT_MS=${requestTimeoutMs}`)
+  return { requestTimeoutMs, headersTimeoutMs }
+}
+
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const craftApiUrl = readOptionalUrl(env, 'CRAFT_API_URL')
   const siteHandle = readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN)
@@ -162,10 +217,14 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   return {
     host: readString(env, 'HOST', '0.0.0.0'),
     port: readInteger(env, 'PORT', 3000, 0, 65535),
-    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    internalHost: readString(env, 'INTERNAL_HOST', '127.0.0.1'),
+    internalPort: readInteger(env, 'INTERNAL_PORT', 3100, 0, 65535),
+    readinessCacheMs: readInteger(env, 'READINESS_CACHE_MS', 2000, 0, 60_000),
+    trustProxy: readTrustProxy(env),
     rendererUrls: readUrlList(env, 'RENDERER_URL', 'http://127.0.0.1:3001'),
     rendererProbeIntervalMs: readInteger(env, 'RENDERER_PROBE_INTERVAL_MS', 2000, 100, 60_000),
     rendererDnsRefreshMs: readInteger(env, 'RENDERER_DNS_REFRESH_MS', 5000, 100, 300_000),
+    renderSecret: readOptionalSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH),
     craftApiUrl,
     craftToken: readOptionalString(env, 'CRAFT_TOKEN'),
     craftSchemaToken: readOptionalString(env, 'CRAFT_SCHEMA_TOKEN'),
@@ -173,6 +232,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     craftIntrospection: readBoolean(env, 'CRAFT_INTROSPECTION', true),
     craftSchemaRetryMs: readInteger(env, 'CRAFT_SCHEMA_RETRY_MS', 1000, 10, 600_000),
     embeddedCraftVersion: readCraftVersion(env, 'EMBEDDED_CRAFT_VERSION'),
+    embeddedCmsPort: readInteger(env, 'EMBEDDED_CMS_PORT', 0, 0, 65535),
     siteHandle,
     siteUrl,
     logLevel: readLogLevel(env),
@@ -196,6 +256,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', 2000, 1, 1_000_000),
       pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
       pageTtlMs: readInteger(env, 'PAGE_CACHE_TTL_MS', 30_000, 0, 86_400_000),
+      apiMaxEntries: readInteger(env, 'API_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
+      apiMaxBytes: readInteger(env, 'API_CACHE_MAX_BYTES', 16 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     },
     redirects: parseRedirects(readOptionalString(env, 'REDIRECTS')),
     frameAncestors: readOriginList(env, 'CMS_ORIGIN') ?? (craftApiUrl ? [craftApiUrl.origin] : []),
@@ -213,9 +275,11 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     rateLimit: {
       apiMax: readInteger(env, 'API_RATE_LIMIT', 600, 1, 1_000_000),
       purgeMax: readInteger(env, 'PURGE_RATE_LIMIT', 30, 1, 1_000_000),
+      previewMax: readInteger(env, 'PREVIEW_RATE_LIMIT', 120, 1, 1_000_000),
       windowMs: readInteger(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
     maxBodyBytes: readInteger(env, 'API_MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    ...readRequestTimeouts(env),
     buildId: readOptionalString(env, 'BUILD_ID'),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
     publicDir: readString(env, 'PUBLIC_DIR', new URL('../public', import.meta.url).pathname),

@@ -17,8 +17,9 @@ declare module 'fastify' {
  * Shutdown without cutting pages short. A page in flight still needs the
  * gateway itself (the renderer fetches `_payload.json`, the embedded CMS is
  * called over loopback), so the listener stays open while draining: new
- * pages get 503 and /readyz says so, everything else is still served, and
- * only when the pages in flight are done does the app close.
+ * pages get 503 and /readyz on the internal listener says so, everything else
+ * is still served, and only when the pages in flight are done does the app
+ * close.
  */
 export class Drain {
   draining = false
@@ -43,9 +44,6 @@ export function setUpDrain(app: FastifyInstance): void {
   const drain = new Drain()
   app.decorate('drain', drain)
   app.addHook('onRequest', async (request, reply) => {
-    if (drain.draining && request.routeOptions.url === '/readyz') {
-      return reply.code(503).header('cache-control', 'no-store').send({ status: 'draining' })
-    }
     if (!isPage(request)) return
     if (drain.draining) {
       return reply

@@ -3,6 +3,11 @@ import createError from '@fastify/error'
 /** Every error the gateway answers with, each with a stable code and status. */
 export const OperationNotAllowedError = createError('OPERATION_NOT_ALLOWED', 'This operation is not allowed: %s', 400)
 export const BadRequestError = createError('BAD_REQUEST', '%s', 400)
+export const VariableNotDeclaredError = createError('VARIABLE_NOT_DECLARED', 'The operation %s does not declare the variable $%s', 400)
+export const VariablesTooDeepError = createError('VARIABLES_TOO_DEEP', 'variables may be nested at most %s levels deep', 400)
+export const VariablesTooLargeError = createError('VARIABLES_TOO_LARGE', 'variables may be at most %s bytes of JSON', 400)
+export const PurgeSecretError = createError('UNAUTHORIZED', 'Wrong or missing purge secret', 401)
+export const PurgeLockedError = createError('RATE_LIMITED', 'Too many failed purges; try again in %s seconds', 429)
 export const UnsupportedMediaTypeError = createError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
 export const UpstreamUnavailableError = createError('UPSTREAM_UNAVAILABLE', 'The content service cannot be reached', 502)
 export const UpstreamTimeoutError = createError('UPSTREAM_TIMEOUT', 'The content service did not answer in time', 504)

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
-import { RENDERER_COMMIT_WINDOW_MS } from '../shared/constants.ts'
+import { RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { RENDER_REQUEST_CONTENT_TYPE } from '../shared/render-request.ts'
+import { RenderSigner } from '../shared/render-signature.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { RendererUnavailableError } from './errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
@@ -32,6 +33,8 @@ export interface RendererPoolOptions {
   /** How often host names in RENDERER_URL are resolved again (replicas come and go). */
   dnsRefreshMs: number
   lookup?: LookupAll
+  /** RENDER_SECRET: every render request is signed with it; unset = unsigned. */
+  renderSecret?: string | undefined
   onMemberChange?: (origin: string, up: boolean, reason: string) => void
 }
 
@@ -61,6 +64,7 @@ export class RendererPool {
   private readonly resolved: Promise<void>
   private readonly timers: NodeJS.Timeout[] = []
   private probing = false
+  private readonly signer: RenderSigner | undefined
 
   constructor(
     private readonly urls: readonly URL[],
@@ -68,6 +72,7 @@ export class RendererPool {
     private readonly options: RendererPoolOptions,
   ) {
     this.agent = new Agent({ connect: { timeout: 2000 }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000 })
+    this.signer = options.renderSecret === undefined ? undefined : new RenderSigner(options.renderSecret)
     this.resolved = this.refresh()
     this.timers.push(setInterval(() => void this.probe(), options.probeIntervalMs))
     if (urls.some(needsLookup)) this.timers.push(setInterval(() => void this.refresh(), options.dnsRefreshMs))
@@ -85,13 +90,18 @@ export class RendererPool {
     const members = this.members
     const start = this.next++
     const turn = members.map((_, i) => members[(start + i) % members.length] as Member)
+    const method = body === undefined ? 'GET' : 'POST'
+    let signed: Record<string, string> | undefined
     let lastError: unknown
     for (const member of [...turn.filter((m) => m.up), ...turn.filter((m) => !m.up)]) {
       try {
-        const response = await request(rendererUrl(member.base, pathWithQuery), {
+        const url = new URL(rendererUrl(member.base, pathWithQuery))
+        // Signed as undici sends it: the URL parser may have encoded or normalised the path, alike for every member.
+        signed ??= this.signer ? { [RENDER_SIGNATURE_HEADER]: this.signer.sign(method, `${url.pathname}${url.search}`, body) } : {}
+        const response = await request(url, {
           ...(body === undefined
-            ? { method: 'GET', headers: { ...headers, host: member.host } }
-            : { method: 'POST', headers: { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body }),
+            ? { method, headers: { ...headers, ...signed, host: member.host } }
+            : { method, headers: { ...headers, ...signed, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body }),
           dispatcher: this.agent,
         })
         if (isClosingAnswer(response.statusCode, response.headers)) {

@@ -25,4 +25,5 @@ closeOnSignals(
   (message) => app.log.info(message),
 )
 await app.listen({ host: config.host, port: config.port })
-app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href) }, 'gateway listening')
+const internal = await app.internal.listen({ host: config.internalHost, port: config.internalPort })
+app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href), internal }, 'gateway listening')

@@ -23,27 +23,24 @@ export interface ResolvedToken extends RunContext {
   source: 'query' | 'header' | 'cookie' | 'site'
   /** Whether the request carried a `craft_token` cookie, and whether that cookie's token could ever be used. */
   cookie: 'none' | 'usable' | 'unusable'
+  /** A token was presented that Craft would refuse: the live content, but marked private and noindex like a preview. */
+  malformed: boolean
 }
 
-/** Whether a request carries anything of a preview, usable or not: such a request never reads or fills a cache. */
-function carriesPreview(request: FastifyRequest): boolean {
-  const query = request.query as Record<string, unknown>
-  return (
-    [...PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM].some((param) => query[param] !== undefined) ||
-    request.headers[CRAFT_TOKEN_HEADER] !== undefined ||
-    request.cookies?.[TOKEN_COOKIE_NAME] !== undefined
-  )
-}
+/** The query-string names that belong to a preview link: a request that is no preview is served as if they were absent. */
+export const PREVIEW_LINK_PARAMS: ReadonlySet<string> = new Set([...PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM])
 
 /**
  * Which token a request's upstream calls carry: the first one presented of
- * the preview query token, the X-Craft-Token header and the token cookie
- * (the site's default token in a header or cookie counts as none), else the
- * site's default token. Anything but the default token is a preview and
- * bypasses every cache; so is a request with preview parameters or a token
- * that cannot be used, which then gets the live content with the default
- * token. A presented token Craft would refuse is never sent: the live content
- * instead, whatever else the request carries.
+ * the preview query token (only beside x-craft-preview or
+ * x-craft-live-preview), the X-Craft-Token header and the token cookie (the
+ * site's default token in a header or cookie counts as none). Such a token
+ * makes the request a preview, which bypasses every cache and is limited per
+ * client. Anything else is the live content from the caches, as Craft gives
+ * it without a token: a `token` parameter without a preview marker is no
+ * token, and a presented token Craft would refuse (characters outside
+ * [A-Za-z0-9_-]) is never sent; the live content then, whatever else the
+ * request carries, marked private and noindex, and its cookie cleared.
  */
 export function resolveToken(request: FastifyRequest, siteToken: string | undefined): ResolvedToken {
   const requestId = request.id
@@ -60,11 +57,11 @@ export function resolveToken(request: FastifyRequest, siteToken: string | undefi
   ]
   for (const [source, token] of candidates) {
     if (token === undefined || (token === siteToken && source !== 'query')) continue
-    // Never sent: the live content, as private as any preview.
-    if (token === null) return { token: siteToken, preview: true, source: 'site', cookie, requestId }
-    return { token, preview: true, source, cookie, requestId }
+    // Never sent, and nothing else the request carries is used either.
+    if (token === null) return { token: siteToken, preview: false, source: 'site', cookie, malformed: true, requestId }
+    return { token, preview: true, source, cookie, malformed: false, requestId }
   }
-  return { token: siteToken, preview: carriesPreview(request), source: 'site', cookie, requestId }
+  return { token: siteToken, preview: false, source: 'site', cookie, malformed: false, requestId }
 }
 
 /** The context of a request whose own token Craft refused: the live content with the default token, still uncached. */

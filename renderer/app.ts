@@ -1,11 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES } from '../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
-import { histogram, setUpMetrics } from '../shared/metrics.ts'
+import { histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, type RenderRequest, decodeRenderRequest } from '../shared/render-request.ts'
+import { RenderSigner } from '../shared/render-signature.ts'
+import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
+import { scriptJson } from '../shared/script-json.ts'
+import { type SitePath, splitSitePath } from '../shared/site-path.ts'
 import type { RendererConfig } from './config.ts'
 import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
@@ -32,9 +36,18 @@ function builtAssets(distDir: string): BuiltAssets {
   return { id: build.id, stylesheet: build.assets?.stylesheet ?? DEFAULT_STYLESHEET, clientEntry: build.assets?.client }
 }
 
+function refuse(reply: FastifyReply, statusCode: number, code: string, message: string): FastifyReply {
+  return reply.code(statusCode).header('cache-control', 'no-store').send({ errors: [{ message, extensions: { code } }] })
+}
+
 /** The renderer: GET any path, answer with the streamed HTML of that page. */
 export async function buildRenderer(config: RendererConfig, options: RendererOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ ...loggingOptions(config.logLevel, options.logStream), return503OnClosing: true })
+  const app = Fastify({
+    ...loggingOptions(config.logLevel, options.logStream),
+    return503OnClosing: true,
+    // A path the router cannot decode (`/%ff`, its only framework error here) is refused like any other bad path.
+    frameworkErrors: (_error, _request, reply) => refuse(reply, 400, 'BAD_REQUEST', 'Invalid path'),
+  })
   const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
   const assets = builtAssets(config.distDir)
   const modulePreloads = readModulePreloads(config.distDir, assets.clientEntry)
@@ -44,10 +57,17 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     ...(config.graphqlWsUrl ? { graphqlWsUrl: config.graphqlWsUrl } : {}),
   }
   app.addHook('onClose', () => gateway.close())
+  const signer = config.renderSecret === undefined ? undefined : new RenderSigner(config.renderSecret)
+  if (!signer) app.log.warn('RENDER_SECRET is unset: anyone who reaches this port can have a page rendered; keep the renderer on a private network')
+  // Rich text is sanitised where it enters, whoever sent it; text seen before costs a lookup.
+  const sanitize = memoisedSanitizer(config.richTextMemoMaxBytes)
+  const clean = <T>(value: T): T => withCleanRichText(value, sanitize)
   // The render request is decoded in the route, where a bad one gets its 400.
   app.addContentTypeParser(RENDER_REQUEST_CONTENT_TYPE, { parseAs: 'string', bodyLimit: RENDER_REQUEST_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body))
 
   const metrics = setUpMetrics(app, 'renderer')
+  // The renderer is internal only: its one port serves its metrics too.
+  serveMetrics(app, metrics.registry)
   const renderSeconds = histogram(metrics.registry, 'render_duration_seconds', 'Time from request to the last byte of a page, by status', ['status'])
 
   app.get('/healthz', async () => ({ status: 'ok' }))
@@ -60,19 +80,18 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   })
 
   /** A page from the data the gateway handed over, or from what the renderer asks the gateway for. */
-  const renderRoute = async (request: FastifyRequest, reply: FastifyReply, given: RenderRequest | undefined): Promise<FastifyReply> => {
-    const cut = request.url.indexOf('?')
-    const path = cut === -1 ? request.url : request.url.slice(0, cut)
-    const search = cut === -1 ? '' : request.url.slice(cut)
+  const renderRoute = async (request: FastifyRequest, reply: FastifyReply, site: SitePath, given: RenderRequest | undefined): Promise<FastifyReply> => {
+    const { rawPath: path, search } = site
     const header = request.headers[CRAFT_TOKEN_HEADER]
     const token = typeof header === 'string' ? header : undefined
     const call = { path, search, requestId: request.id, token }
 
     let fetched: FetchedPayload
-    if (given) fetched = { payload: given.payload, cacheStatus: undefined }
+    if (given) fetched = { payload: clean(given.payload), cacheStatus: undefined }
     else {
       try {
-        fetched = await gateway.payload({ ...call, part: 'primary' })
+        const answer = await gateway.payload({ ...call, part: 'primary' })
+        fetched = { ...answer, payload: clean(answer.payload) }
       } catch (error) {
         request.log.error({ err: error }, 'no payload from the gateway')
         fetched = {
@@ -94,10 +113,10 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     let deferredFailed = false
     if (payload.pending.length > 0) {
       deferred = handedDeferred
-        ? resolvedDeferred(given?.deferred ?? null)
+        ? resolvedDeferred(clean(given?.deferred ?? null))
         : gateway.payload({ ...call, part: 'deferred' }).then(
             ({ payload: rest }) => {
-              if (rest.status === 200) return rest.data
+              if (rest.status === 200) return clean(rest.data)
               deferredFailed = true
               return null
             },
@@ -119,7 +138,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       stylesheet: assets.stylesheet,
       clientEntry: assets.clientEntry,
       modulePreloads: preloadsFor(modulePreloads, payload.screen),
-      payloadJson: given?.payloadJson,
+      // The browser hydrates from this script: it is the cleaned payload, serialised again only when cleaning changed it.
+      payloadJson: given === undefined ? undefined : payload === given.payload ? given.payloadJson : scriptJson(payload),
       client,
       timeoutMs: config.renderTimeoutMs,
       log: request.log,
@@ -130,12 +150,26 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     return reply
   }
 
-  app.get('/*', (request, reply) => renderRoute(request, reply, undefined))
+  /**
+   * Renders only for the gateway (its signature, when RENDER_SECRET is set)
+   * and only a plain path of the site; anything else is refused before
+   * anything is fetched or decoded. GET has no body: the renderer fetches the data.
+   */
+  const render = async (request: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> => {
+    if (signer && !signer.verify(request.method, request.url, body ?? '', request.headers[RENDER_SIGNATURE_HEADER])) {
+      request.log.warn('render request without a valid signature refused')
+      return refuse(reply, 403, 'FORBIDDEN', 'The render request is not signed by the gateway')
+    }
+    const site = splitSitePath(request.url)
+    if (!site) return refuse(reply, 400, 'BAD_REQUEST', 'Invalid path')
+    if (body === undefined) return renderRoute(request, reply, site, undefined)
+    const given = decodeRenderRequest(body)
+    if (!given) return refuse(reply, 400, 'BAD_REQUEST', 'The body is not a render request')
+    return renderRoute(request, reply, site, given)
+  }
+
+  app.get('/*', (request, reply) => render(request, reply, undefined))
   // The gateway's way: the page's data in the body (see render-request.ts).
-  app.post('/*', (request, reply) => {
-    const given = typeof request.body === 'string' ? decodeRenderRequest(request.body) : undefined
-    if (!given) return reply.code(400).send({ errors: [{ message: 'The body is not a render request', extensions: { code: 'BAD_REQUEST' } }] })
-    return renderRoute(request, reply, given)
-  })
+  app.post('/*', (request, reply) => render(request, reply, typeof request.body === 'string' ? request.body : ''))
   return app
 }

@@ -1,4 +1,5 @@
-import { type Env, type LogLevel, readInteger, readLogLevel, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
+import { type Env, type LogLevel, readInteger, readLogLevel, readOptionalSecret, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
+import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 
 export interface RendererConfig {
   host: string
@@ -14,6 +15,10 @@ export interface RendererConfig {
   buildPollIntervalMs: number
   /** graphql-transport-ws endpoint for live preview updates; unset = no socket. */
   graphqlWsUrl: string | undefined
+  /** Shared with the gateway: a render request without its signature is refused. Unset = anyone who reaches the port can have a page rendered. */
+  renderSecret: string | undefined
+  /** Bound of the memo of sanitised rich text. */
+  richTextMemoMaxBytes: number
 }
 
 export function loadRendererConfig(env: Env = process.env): RendererConfig {
@@ -25,6 +30,8 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
     payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
     graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL'),
+    renderSecret: readOptionalSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH),
+    richTextMemoMaxBytes: readInteger(env, 'RICH_TEXT_MEMO_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     buildPollIntervalMs: readInteger(env, 'BUILD_POLL_INTERVAL_MS', 60_000, 1000, 86_400_000),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
   }

@@ -18,6 +18,17 @@ export interface FetchedPayload {
   cacheStatus: string | undefined
 }
 
+/**
+ * An address on the gateway: its origin with this path and query set on a
+ * copy, never a path resolved against it (`//other.host/x` would leave it).
+ */
+function gatewayAddress(gatewayUrl: URL, pathname: string, search = ''): URL {
+  const url = new URL(gatewayUrl.origin)
+  url.pathname = pathname
+  url.search = search
+  return url
+}
+
 export class GatewayUnavailableError extends Error {
   override name = 'GatewayUnavailableError'
   readonly statusCode = 502
@@ -38,7 +49,7 @@ export class GatewayClient {
     const params = new URLSearchParams(call.search)
     params.set(PAYLOAD_PART_PARAM, call.part)
     const base = call.path === '/' ? '' : call.path.replace(/\/+$/, '')
-    const url = new URL(`${base}${PAYLOAD_SUFFIX}?${params.toString()}`, this.gatewayUrl)
+    const url = gatewayAddress(this.gatewayUrl, `${base}${PAYLOAD_SUFFIX}`, params.toString())
     const headers: Record<string, string> = { accept: 'application/json', [REQUEST_ID_HEADER]: call.requestId }
     if (call.token) headers[CRAFT_TOKEN_HEADER] = call.token
     let response
@@ -63,7 +74,7 @@ export class GatewayClient {
 
   async healthy(): Promise<boolean> {
     try {
-      const response = await request(new URL('/healthz', this.gatewayUrl), { dispatcher: this.agent, headersTimeout: 2000, bodyTimeout: 2000 })
+      const response = await request(gatewayAddress(this.gatewayUrl, '/healthz'), { dispatcher: this.agent, headersTimeout: 2000, bodyTimeout: 2000 })
       await response.body.dump()
       return response.statusCode === 200
     } catch {

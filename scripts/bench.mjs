@@ -8,15 +8,16 @@
 import { execFileSync, execSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
-import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../shared/render-request.ts'
+import { RenderSigner } from '../shared/render-signature.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const smoke = process.argv.includes('--smoke')
@@ -25,6 +26,8 @@ const SECONDS = smoke ? 1 : Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 50
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
+// Every system's gateway and renderer share it, as `npm start` and the containers do: renders are signed and checked.
+const RENDER_SECRET = randomBytes(32).toString('base64url')
 
 const log = (...args) => console.error('[bench]', ...args)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -92,7 +95,8 @@ async function waitFor(url) {
 async function startSystem(name, env) {
   const port = await freePort()
   const rendererPort = await freePort()
-  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', ...env }
+  const internalPort = await freePort()
+  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(internalPort), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET, ...env }
   const renderer = start(process.execPath, [join(root, 'dist/renderer.js')], common)
   const gateway = start(process.execPath, [join(root, 'dist/gateway.js')], common)
   await waitFor(`http://127.0.0.1:${port}/healthz`)
@@ -267,12 +271,18 @@ async function main() {
   const luaDir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
   const operations = createOperations(DEFAULT_SITE_HANDLE)
   const body = JSON.stringify({ query: operations.ServiceList, variables: { site: 'havenborg' } })
-  const post = (name, contentType, text) => {
+  const post = (name, contentType, text, headers = {}) => {
     const file = join(luaDir, `${name}.lua`)
-    writeFileSync(file, `wrk.method = "POST"\nwrk.headers["Content-Type"] = ${JSON.stringify(contentType)}\nwrk.body = ${JSON.stringify(text)}\n`)
+    const extra = Object.entries(headers).map(([header, value]) => `wrk.headers[${JSON.stringify(header)}] = ${JSON.stringify(value)}\n`).join('')
+    writeFileSync(file, `wrk.method = "POST"\nwrk.headers["Content-Type"] = ${JSON.stringify(contentType)}\n${extra}wrk.body = ${JSON.stringify(text)}\n`)
     return file
   }
-  const scripts = { api: post('api', 'application/json', body), render: post('render', RENDER_REQUEST_CONTENT_TYPE, await homeRenderRequest(cached)) }
+  const renderBody = await homeRenderRequest(cached)
+  const renderSignature = new RenderSigner(RENDER_SECRET).sign('POST', '/', renderBody)
+  const scripts = {
+    api: post('api', 'application/json', body),
+    render: post('render', RENDER_REQUEST_CONTENT_TYPE, renderBody, { [RENDER_SIGNATURE_HEADER]: renderSignature }),
+  }
 
   // Warm-up: fill every cache and let the JIT settle.
   for (const scenario of scenarios) {

@@ -1,6 +1,7 @@
 // `npm start`: the gateway and the renderer as two processes; Ctrl-C or
 // SIGTERM stops both, and either one dying stops the other.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -11,6 +12,8 @@ const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
 const env = { ...process.env }
 env.RENDERER_URL ??= `http://127.0.0.1:${env.RENDERER_PORT || 3001}`
 env.GATEWAY_URL ??= `http://127.0.0.1:${env.PORT || 3000}`
+// The renderer renders only what the gateway signs: one secret for both, made up for this run unless given.
+if (!env.RENDER_SECRET?.trim()) env.RENDER_SECRET = randomBytes(32).toString('base64url')
 
 const children = ['renderer', 'gateway'].map((name) => {
   const child = spawn(process.execPath, ['--enable-source-maps', join(dist, `${name}.js`)], { stdio: 'inherit', env })

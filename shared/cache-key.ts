@@ -1,36 +1,80 @@
 import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { CACHE_KEY_LENGTH, DEFAULT_CLIENT_ID } from './constants.ts'
 
-/** JSON with object keys sorted at every depth, so key order never changes a hash. */
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * JSON with object keys sorted at every depth, so key order never changes a
+ * hash. Written with a stack of its own instead of recursion: however deep a
+ * value is nested, it never overflows the call stack.
+ */
 export function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map((item) => stableStringify(item)).join(',')}]`
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`
+  let out = ''
+  // A value still to write is boxed; a bare string is text to write as it is.
+  const work: (string | [unknown])[] = [[value]]
+  while (work.length > 0) {
+    const item = work.pop() as string | [unknown]
+    if (typeof item === 'string') {
+      out += item
+      continue
+    }
+    const [current] = item
+    if (current === null || typeof current !== 'object') {
+      out += JSON.stringify(current) ?? 'null'
+    } else if (Array.isArray(current)) {
+      out += '['
+      work.push(']')
+      for (let i = current.length - 1; i >= 0; i--) {
+        work.push([current[i]])
+        if (i > 0) work.push(',')
+      }
+    } else {
+      const entries = Object.entries(current as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(byKey)
+      out += '{'
+      work.push('}')
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i] as [string, unknown]
+        work.push([v])
+        work.push(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`)
+      }
+    }
+  }
+  return out
 }
 
-/** Keys already hashed, by query and then by variables and client id: every page asks for the same few. */
-const knownKeys = new Map<string, Map<string, string>>()
-let knownCount = 0
-/** Enough for every page of a large site; past it the memo starts again (clients may send any variables). */
-const MAX_KNOWN_KEYS = 20_000
+/** The memo's bound: thousands of pages' keys (a document of about a kilobyte each). */
+export const KEY_MEMO_MAX_BYTES = 4 * 1024 * 1024
+/** Variables longer than this are hashed every time: a page's are far shorter, and hashing is cheap next to a request that sends them. */
+export const KEY_MEMO_MAX_VARIABLES_CHARS = 512
+
+/** Keys already hashed, by query, variables and client id: every page asks for the same few. */
+const knownKeys = new LRUCache<string, string>({
+  maxSize: KEY_MEMO_MAX_BYTES,
+  // Two bytes a character (strings may be two-byte), and the memo's own bookkeeping of an entry.
+  sizeCalculation: (key, memoKey) => 2 * (memoKey.length + key.length) + 96,
+})
+
+/** Bytes the key memo holds, as it counts them. */
+export function keyMemoBytes(): number {
+  return knownKeys.calculatedSize
+}
+
+function hashKey(query: string, rest: string): string {
+  return createHash('sha256').update(query).update('\u0000').update(rest).digest('base64url').slice(0, CACHE_KEY_LENGTH)
+}
 
 /** The 10-character key of a query result: hash of (query, variables, client id). */
 export function queryCacheKey(query: string, variables: Record<string, unknown> | undefined, clientId = DEFAULT_CLIENT_ID): string {
-  const rest = `${stableStringify(variables ?? {})}\u0000${clientId}`
-  let byRest = knownKeys.get(query)
-  const known = byRest?.get(rest)
+  const stableVariables = stableStringify(variables ?? {})
+  const rest = `${stableVariables}\u0000${clientId}`
+  if (stableVariables.length > KEY_MEMO_MAX_VARIABLES_CHARS) return hashKey(query, rest)
+  const memoKey = `${query}\u0000${rest}`
+  const known = knownKeys.get(memoKey)
   if (known !== undefined) return known
-  const key = createHash('sha256').update(query).update('\u0000').update(rest).digest('base64url').slice(0, CACHE_KEY_LENGTH)
-  if (knownCount >= MAX_KNOWN_KEYS) {
-    knownKeys.clear()
-    knownCount = 0
-    byRest = undefined
-  }
-  if (!byRest) knownKeys.set(query, (byRest = new Map()))
-  byRest.set(rest, key)
-  knownCount++
+  const key = hashKey(query, rest)
+  knownKeys.set(memoKey, key)
   return key
 }

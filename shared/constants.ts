@@ -85,6 +85,8 @@ export const REQUEST_ID_HEADER = 'x-request-id'
 export const CACHE_STATUS_HEADER = 'x-cache'
 /** The renderer tells the gateway the nonce of a page's inline scripts; it never reaches the visitor. */
 export const CSP_NONCE_HEADER = 'x-csp-nonce'
+/** HMAC of a render request under RENDER_SECRET (shared/render-signature.ts); the renderer renders nothing without it when the secret is set. */
+export const RENDER_SIGNATURE_HEADER = 'x-render-signature'
 /**
  * Trailer of a streamed page, sent after its last byte: `complete`, or
  * `degraded` when part of it failed after the 200 went out (deferred data,

@@ -24,6 +24,13 @@ export function readOptionalString(env: Env, name: string): string | undefined {
   return raw(env, name)
 }
 
+/** A secret, or undefined when unset; one too short to resist guessing stops the service. */
+export function readOptionalSecret(env: Env, name: string, minLength: number): string | undefined {
+  const value = raw(env, name)
+  if (value !== undefined && value.length < minLength) throw new ConfigError(`${name} is too short: at least ${minLength} characters`)
+  return value
+}
+
 export function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = raw(env, name)
   if (value === undefined) return fallback

@@ -7,8 +7,8 @@ export interface ServiceMetrics {
 }
 
 /**
- * Prometheus metrics of one service: process defaults, requests by route and
- * status, and GET /metrics in the text format.
+ * Prometheus metrics of one service: process defaults, and requests by route
+ * and status. Served by `serveMetrics`.
  */
 export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetrics {
   const registry = new Registry()
@@ -23,10 +23,14 @@ export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetr
   app.addHook('onResponse', async (request, reply) => {
     requests.inc({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) })
   })
+  return { registry, requests }
+}
+
+/** GET /metrics in the text format; on the service itself, or on a listener of its own. */
+export function serveMetrics(app: FastifyInstance, registry: Registry): void {
   app.get('/metrics', async (_request, reply) =>
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
   )
-  return { registry, requests }
 }
 
 export function histogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Histogram<L> {

@@ -98,6 +98,8 @@ t.test('CMS answering garbage or data with errors: a clear error, nothing poison
     { label: 'JSON that is no GraphQL answer', body: '[1, 2, 3]' },
     { label: 'data with errors', body: JSON.stringify({ data: { entry: null }, errors: [{ message: 'Internal server error in the CMS' }] }) },
     { label: 'data with errors and content', body: JSON.stringify({ ...JSON.parse(aboutPage('Vergiftigd')), errors: [{ message: 'partial failure' }] }) },
+    // Not "no such entry" (that is `entry: null`): an answer without the field, which must not make the page a cached 404.
+    { label: 'data without the fields the page needs', body: '{"data":{}}' },
   ]
   for (const answer of answers) {
     system.gateway.cache.purge()

@@ -16,7 +16,7 @@ const text = async (url: string) => {
 
 t.test('health and readiness of both services', async (t) => {
   t.equal((await text(`${system.url}/healthz`)).status, 200)
-  const ready = await text(`${system.url}/readyz`)
+  const ready = await text(`${system.internalUrl}/readyz`)
   t.equal(ready.status, 200)
   t.same(JSON.parse(ready.body).checks, { renderer: 'ok', upstream: 'ok', schema: 'ok' })
   t.equal((await text(`${rendererUrl()}/healthz`)).status, 200)
@@ -27,7 +27,7 @@ t.test('health and readiness of both services', async (t) => {
 t.test('readiness fails when the renderer is gone', async (t) => {
   const other = await startSystem({ RENDERER_URL: `http://127.0.0.1:${await freePort()}` })
   t.teardown(() => other.close())
-  const ready = await text(`${other.url}/readyz`)
+  const ready = await text(`${other.internalUrl}/readyz`)
   t.equal(ready.status, 503)
   t.equal(JSON.parse(ready.body).checks.renderer, 'unreachable')
 })
@@ -36,7 +36,7 @@ t.test('Prometheus metrics: requests, cache results, upstream latency, render ti
   await text(`${system.url}/over-ons`)
   await text(`${system.url}/over-ons`)
   await text(`${system.url}/over-ons/_payload.json`)
-  const gateway = await text(`${system.url}/metrics`)
+  const gateway = await text(`${system.internalUrl}/metrics`)
   t.match(gateway.type, /text\/plain/)
   t.match(gateway.body, /http_requests_total\{route="\/\*",method="GET",status="200",service="gateway"\} \d+/)
   t.match(gateway.body, /cache_lookups_total\{cache="page",result="HIT",service="gateway"\} [1-9]/)

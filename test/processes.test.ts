@@ -32,6 +32,7 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
   const rendererPort = await freePort()
   const started = startProcess('scripts/start.mjs', {
     PORT: String(port),
+    INTERNAL_PORT: String(await freePort()),
     RENDERER_PORT: String(rendererPort),
     // Every page asks the embedded CMS, over the gateway's own port: slow enough that all are in flight at SIGTERM.
     PAGE_CACHE: 'false',
@@ -44,6 +45,9 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.equal(h1Of(html), titleOf(store, `${DEFAULT_SITE_HANDLE}Home`))
+  const unsigned = await request(`http://127.0.0.1:${rendererPort}/`)
+  await unsigned.body.dump()
+  t.equal(unsigned.statusCode, 403, 'npm start gave both one RENDER_SECRET: the renderer renders only what the gateway signed')
 
   // SIGTERM with pages in flight, each needing the gateway's own payload and embedded CMS routes to finish.
   const home = titleOf(store, `${DEFAULT_SITE_HANDLE}Home`)

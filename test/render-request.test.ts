@@ -1,9 +1,10 @@
 import t from 'tap'
 import { request } from 'undici'
 import { payloadJson } from '../gateway/payload/payload-json.ts'
-import { PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-request.ts'
+import { RenderSigner } from '../shared/render-signature.ts'
 import { startSystem } from './helpers/system.ts'
 
 const system = await startSystem({ PAGE_CACHE: 'false' })
@@ -12,6 +13,16 @@ t.teardown(() => system.close())
 const rendererUrl = (): string => {
   const address = system.renderer.server.address()
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+}
+const signer = new RenderSigner(system.renderSecret ?? '')
+
+/** A render request sent to the renderer as the gateway sends it, signed. */
+function postRender(path: string, body: string, headers: Record<string, string> = {}) {
+  return request(`${rendererUrl()}${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', path, body) },
+    body,
+  })
 }
 
 /** Paths the gateway was asked for under one request id (the renderer passes the page's id on). */
@@ -55,14 +66,14 @@ t.test('a page with pending data is still streamed: the renderer asks for the de
 t.test('the renderer renders a render request as the gateway sends it, and refuses what is not one', async (t) => {
   const { primary, deferred } = await primaryAndDeferred('/')
   const body = encodeRenderRequest(payloadJson(primary), JSON.stringify(deferred))
-  const rendered = await request(`${rendererUrl()}/`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body })
+  const rendered = await postRender('/', body)
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   t.equal(rendered.headers['x-render-outcome'], 'complete', 'a page rendered whole says so in a header')
   t.match(html, /data-loaded="true"/)
 
   for (const bad of ['', 'not json', '{"path":"/"}', `${payloadJson(primary)}\n[1,2]`, JSON.stringify({ ...primary, status: '200' })]) {
-    const refused = await request(`${rendererUrl()}/`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body: bad })
+    const refused = await postRender('/', bad)
     t.equal(refused.statusCode, 400, `refused: ${bad.slice(0, 20) || '(empty)'}`)
     t.match(await refused.body.json(), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
   }
@@ -72,11 +83,7 @@ t.test('a boundary that fails in the whole render is rendered again by the strea
   const { primary } = await primaryAndDeferred('/')
   // An article without a title or uri breaks the latest-news block inside its Suspense boundary.
   const broken = JSON.stringify({ latestArticles: { entries: [null] } })
-  const rendered = await request(`${rendererUrl()}/`, {
-    method: 'POST',
-    headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [REQUEST_ID_HEADER]: 'broken-boundary-1' },
-    body: encodeRenderRequest(payloadJson(primary), broken),
-  })
+  const rendered = await postRender('/', encodeRenderRequest(payloadJson(primary), broken), { [REQUEST_ID_HEADER]: 'broken-boundary-1' })
   await rendered.body.text()
   t.equal(rendered.statusCode, 500, 'not a 200 with the failure hidden')
   t.ok(
@@ -92,7 +99,7 @@ t.test('the payload line is embedded as it came, made script-safe whatever the s
   t.ok(decoded)
   t.notMatch(decoded?.payloadJson ?? '', /<|\u2028/, 'no < or line separator left raw')
   t.same(JSON.parse(decoded?.payloadJson ?? ''), hostile, 'the same value')
-  const rendered = await request(`${rendererUrl()}/over-ons`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body: JSON.stringify(hostile) })
+  const rendered = await postRender('/over-ons', JSON.stringify(hostile))
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   t.notMatch(html, /<script>alert/, 'the payload cannot end its script element')

@@ -29,10 +29,11 @@ function startRenderer(t: Test, port: number, gatewayPort: number, env: Record<s
   return renderer
 }
 
-function startGateway(t: Test, port: number, rendererPorts: number[], env: Record<string, string> = {}): Started {
+function startGateway(t: Test, port: number, internalPort: number, rendererPorts: number[], env: Record<string, string> = {}): Started {
   const gateway = startProcess('dist/gateway.js', {
     HOST: '127.0.0.1',
     PORT: String(port),
+    INTERNAL_PORT: String(internalPort),
     RENDERER_URL: rendererPorts.map(base).join(','),
     RENDERER_PROBE_INTERVAL_MS: '200',
     PAGE_CACHE: 'false',
@@ -47,11 +48,12 @@ function startGateway(t: Test, port: number, rendererPorts: number[], env: Recor
 /** Gateway and renderers on fresh loopback ports, all answering before the test goes on. */
 async function startServices(t: Test, renderers: number, env: Record<string, string> = {}) {
   const gatewayPort = await freePort()
+  const internalPort = await freePort()
   const rendererPorts = await Promise.all(Array.from({ length: renderers }, () => freePort()))
   const started = rendererPorts.map((port) => startRenderer(t, port, gatewayPort))
-  const gateway = startGateway(t, gatewayPort, rendererPorts, env)
-  await Promise.all([...rendererPorts.map((port) => waitForHttp(`${base(port)}/healthz`)), waitForHttp(`${base(gatewayPort)}/healthz`)])
-  return { gatewayPort, rendererPorts, renderers: started, gateway, url: base(gatewayPort) }
+  const gateway = startGateway(t, gatewayPort, internalPort, rendererPorts, env)
+  await Promise.all([...rendererPorts.map((port) => waitForHttp(`${base(port)}/healthz`)), waitForHttp(`${base(gatewayPort)}/healthz`), waitForHttp(`${base(internalPort)}/healthz`)])
+  return { gatewayPort, rendererPorts, renderers: started, gateway, url: base(gatewayPort), internalUrl: base(internalPort) }
 }
 
 interface Answer {
@@ -170,7 +172,7 @@ t.test('SIGTERM to the gateway with a slow page in flight: the page completes, n
   const refusedHtml = await refused.body.text()
   t.equal(refused.statusCode, 503, 'a new page is refused while draining')
   t.match(refusedHtml, 'De website is even niet beschikbaar', 'with the Dutch 503 page')
-  const ready = await request(`${services.url}/readyz`)
+  const ready = await request(`${services.internalUrl}/readyz`)
   await ready.body.dump()
   t.equal(ready.statusCode, 503, '/readyz says not ready, so a load balancer stops sending')
 
@@ -213,7 +215,7 @@ t.test('a renderer answering 503 while it closes is skipped', async (t) => {
   const gatewayPort = await freePort()
   const rendererPort = await freePort()
   startRenderer(t, rendererPort, gatewayPort)
-  startGateway(t, gatewayPort, [closingPort, rendererPort])
+  startGateway(t, gatewayPort, await freePort(), [closingPort, rendererPort])
   await Promise.all([waitForHttp(`${base(rendererPort)}/healthz`), waitForHttp(`${base(gatewayPort)}/healthz`)])
   const answers = await load(base(gatewayPort), 40, 4)
   t.same(failures(answers), [], 'every page rendered by the other renderer')

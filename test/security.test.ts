@@ -64,7 +64,7 @@ t.test('rate limits on /api and the purge endpoint', async (t) => {
     await response.body.dump()
     purges.push(response.statusCode)
   }
-  t.same(purges, [200, 200, 429])
+  t.same(purges, [200, 200, 200], 'successful purges never count (test/gateway/purge-failures.test.ts: failures do)')
   const page = await request(`${system.url}/over-ons`)
   await page.body.dump()
   t.equal(page.statusCode, 200, 'pages are not limited')
@@ -99,7 +99,7 @@ t.test('security headers; a CSP with a fresh nonce per streamed page and hashes 
 })
 
 t.test('HSTS when served over HTTPS behind a trusted proxy', async (t) => {
-  const system = await startSystem({ TRUST_PROXY: 'true' })
+  const system = await startSystem({ TRUST_PROXY: '1' })
   t.teardown(() => system.close())
   const response = await request(`${system.url}/healthz`, { headers: { 'x-forwarded-proto': 'https' } })
   await response.body.dump()

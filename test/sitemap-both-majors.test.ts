@@ -15,7 +15,7 @@ for (const version of CRAFT_VERSIONS) {
   t.test(`embedded content as Craft ${version}: every address of the sitemap renders with its own h1`, async (t) => {
     const system = await startSystem({ SITE_URL: SITE, EMBEDDED_CRAFT_VERSION: String(version) })
     t.teardown(() => system.close())
-    const ready = (await (await request(`${system.url}/readyz`)).body.json()) as { checks: { schema: string }; schema: { craftVersion: number } }
+    const ready = (await (await request(`${system.internalUrl}/readyz`)).body.json()) as { checks: { schema: string }; schema: { craftVersion: number } }
     t.equal(ready.checks.schema, 'ok', 'every operation validates against the embedded schema')
     t.equal(ready.schema.craftVersion, version, `the gateway found Craft ${version} naming`)
 

@@ -1,4 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import { Negotiator } from '@fastify/accept-negotiator'
+import { LRUCache } from 'lru-cache'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER, TOKEN_COOKIE_NAME } from '../../shared/constants.ts'
 import { requestIdOf } from '../../shared/logging.ts'
 import { notModified } from '../http-caching.ts'
@@ -30,12 +32,19 @@ function maybePreview(request: IncomingMessage, url: string): boolean {
 
 type Variant = 'identity' | 'gzip' | 'br'
 
+/**
+ * Accept-Encoding read with its q-values, as @fastify/compress reads it for
+ * fresh answers (`br;q=0` refuses brotli); browsers send a handful of
+ * distinct headers, so each is negotiated once.
+ */
+const encodings = new Negotiator({ supportedValues: ['br', 'gzip', 'identity'], cache: new LRUCache<string, string>({ max: 256 }) })
+
 function chooseVariant(request: IncomingMessage, page: CachedPage): Variant {
   const accepted = request.headers['accept-encoding']
-  if (typeof accepted === 'string') {
-    if (page.brotli && accepted.includes('br')) return 'br'
-    if (page.gzip && accepted.includes('gzip')) return 'gzip'
-  }
+  if (typeof accepted !== 'string' || (!page.brotli && !page.gzip)) return 'identity'
+  const chosen = encodings.negotiate(accepted)
+  if (chosen === 'br' && page.brotli) return 'br'
+  if (chosen === 'gzip' && page.gzip) return 'gzip'
   return 'identity'
 }
 
@@ -136,11 +145,15 @@ export function serverWithPageCacheHits(
   fastifyHandler: (request: IncomingMessage, response: ServerResponse) => void,
   options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number },
   answer: (request: IncomingMessage, response: ServerResponse) => boolean,
+  headersTimeoutMs?: number,
 ): Server {
-  const server = createServer((request, response) => {
+  // Node checks both timeouts only this often (30 s by default): a slow client is cut off near its deadline, not up to 30 s after it.
+  const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(options.requestTimeout || Infinity, headersTimeoutMs ?? Infinity) / 4)))
+  const server = createServer({ connectionsCheckingInterval: checkEvery }, (request, response) => {
     if (!answer(request, response)) fastifyHandler(request, response)
   })
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
+  if (headersTimeoutMs !== undefined) server.headersTimeout = headersTimeoutMs
   if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout
   if (options.connectionTimeout) server.setTimeout(options.connectionTimeout)
   return server

@@ -26,6 +26,8 @@ export interface PageCacheOptions {
   maxEntries: number
   maxBytes: number
   ttlMs: number
+  /** How long past its TTL a page is kept to stand in while no renderer answers. */
+  staleIfErrorMs: number
   now?: () => number
 }
 
@@ -51,10 +53,16 @@ export class PageCache {
     return this.lru.size
   }
 
+  /** The page of a key while it is fresh. */
   get(key: string): CachedPage | undefined {
     const page = this.lru.get(key)
     if (page && this.now() < page.freshUntil) return page
     return undefined
+  }
+
+  /** The page of a key, fresh or past its TTL within the stale-if-error window: for when no renderer can make it again. */
+  stale(key: string): CachedPage | undefined {
+    return this.lru.get(key)
   }
 
   /** A token for `store`: a purge in between makes the store a no-op. */
@@ -63,12 +71,15 @@ export class PageCache {
   }
 
   store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = []): void {
-    if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4) return
+    // A TTL of 0 to lru-cache would mean kept for ever.
+    const keptMs = this.options.ttlMs + this.options.staleIfErrorMs
+    if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4 || keptMs <= 0) return
     const encoded =
       body.byteLength >= MIN_ENCODED_BYTES
         ? { gzip: gzipSync(body, { level: GZIP_LEVEL }), brotli: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.byteLength } }) }
         : {}
-    this.lru.set(key, { statusCode, headers, body, ...encoded, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs, tags }, { ttl: this.options.ttlMs })
+    const freshUntil = this.now() + this.options.ttlMs
+    this.lru.set(key, { statusCode, headers, body, ...encoded, etag: weakEtag(body), freshUntil, tags }, { ttl: keptMs })
   }
 
   clear(): void {

@@ -121,6 +121,12 @@ export class QueryCache {
     return entry && this.now() < entry.freshUntil + this.options.staleIfErrorMs ? entry.answer : undefined
   }
 
+  /** The stored answer of a key while it is fresh, as a hit; nothing is asked or stored. */
+  fresh(key: string): CacheLookup | undefined {
+    const entry = this.lru.get(key)
+    return entry && this.now() < entry.freshUntil ? { answer: entry.answer, status: 'HIT', tags: entry.tags } : undefined
+  }
+
   /** Removes every entry, or those built from any of the given tags (sections, `entry:<id>`); returns how many went. */
   purge(tags?: readonly string[]): number {
     this.generation++

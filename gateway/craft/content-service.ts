@@ -1,11 +1,19 @@
 import { createHash } from 'node:crypto'
-import { type DocumentNode, parse, print } from 'graphql'
+import { type DocumentNode, type FragmentDefinitionNode, Kind, type OperationDefinitionNode, type SelectionSetNode, parse, print } from 'graphql'
 import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
 import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
 import { entryTag } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
-import { BadRequestError, OperationNotAllowedError, OperationUnavailableError } from '../errors.ts'
+import {
+  BadRequestError,
+  OperationNotAllowedError,
+  OperationUnavailableError,
+  UpstreamBadResponseError,
+  VariableNotDeclaredError,
+  VariablesTooDeepError,
+  VariablesTooLargeError,
+} from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
 import { sanitizeAnswer } from './sanitize-rich-text.ts'
 
@@ -17,14 +25,88 @@ export interface RunContext {
   requestId?: string | undefined
 }
 
-interface AllowedOperation {
+export interface AllowedOperation {
   name: OperationName
   query: string
+  /** The variables the document declares, without their `$`. */
+  variables: ReadonlySet<string>
+  /** What every good answer has in `data`: the alias or name of each field the operation selects at its root. */
+  rootKeys: readonly string[]
 }
+
+/** Which cache keeps an answer: the pages' own data, or what callers of /api asked for (never at the pages' expense). */
+export type CacheAudience = 'pages' | 'api'
+
+/** A page's variables are a few names, lists of one handle and numbers: far inside these. */
+export const MAX_VARIABLES_DEPTH = 8
+export const MAX_VARIABLES_BYTES = 4096
+/** A refused variable's name is quoted this far in the error (and the log line it makes). */
+const QUOTED_NAME_CHARS = 64
 
 /** Hash of a document in its printed (normalised) form: whitespace and comments do not count. */
 export function documentHash(document: DocumentNode): string {
   return createHash('sha256').update(print(document)).digest('hex')
+}
+
+function describeOperation(name: OperationName, query: string, document: DocumentNode): AllowedOperation {
+  const definition = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+  )
+  const rootKeys = new Set<string>()
+  const visited = new Set<string>()
+  const collect = (selectionSet: SelectionSetNode): void => {
+    for (const selection of selectionSet.selections) {
+      // A selection under @include or @skip may rightly be missing from a good answer.
+      if (selection.directives && selection.directives.length > 0) continue
+      if (selection.kind === Kind.FIELD) rootKeys.add((selection.alias ?? selection.name).value)
+      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet)
+      else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value)
+        const fragment = fragments.get(selection.name.value)
+        if (fragment) collect(fragment.selectionSet)
+      }
+    }
+  }
+  if (definition) collect(definition.selectionSet)
+  return {
+    name,
+    query,
+    variables: new Set(definition?.variableDefinitions?.map((variable) => variable.variable.name.value) ?? []),
+    rootKeys: [...rootKeys],
+  }
+}
+
+/**
+ * Refuses, before anything is hashed, cached or sent: a variable the
+ * operation does not declare (Craft would ignore it, but it would make a new
+ * cache key), variables nested too deep, or too large. Breadth first, level
+ * by level, never recursion: a value nested thousands deep costs one walk.
+ */
+export function checkVariables(operation: AllowedOperation, variables: Record<string, unknown>): void {
+  for (const name of Object.keys(variables)) {
+    if (!operation.variables.has(name)) throw new VariableNotDeclaredError(operation.name, name.slice(0, QUOTED_NAME_CHARS))
+  }
+  let level: object[] = [variables]
+  for (let depth = 1; level.length > 0; depth++) {
+    if (depth > MAX_VARIABLES_DEPTH) throw new VariablesTooDeepError(MAX_VARIABLES_DEPTH)
+    const next: object[] = []
+    for (const value of level) for (const inner of Object.values(value)) if (inner !== null && typeof inner === 'object') next.push(inner as object)
+    level = next
+  }
+  if (Buffer.byteLength(JSON.stringify(variables)) > MAX_VARIABLES_BYTES) throw new VariablesTooLargeError(MAX_VARIABLES_BYTES)
+}
+
+/**
+ * A 2xx answer without errors must carry every root field of the operation
+ * (null is an answer: "not found"). One without them is broken, not empty: it
+ * is never stored, and a stale entry stands in for it.
+ */
+function withRootFields(operation: AllowedOperation, answer: UpstreamAnswer): UpstreamAnswer {
+  if (answer.status < 200 || answer.status >= 300 || answer.body.errors !== undefined) return answer
+  const { data } = answer.body
+  if (data === null || typeof data !== 'object' || operation.rootKeys.some((key) => !Object.hasOwn(data, key))) throw new UpstreamBadResponseError()
+  return answer
 }
 
 /** How Craft answers a preview token it does not know (400 "Invalid token") or may not use. */
@@ -74,10 +156,10 @@ export class ContentService {
 
   constructor(
     private readonly client: CraftClient,
-    private readonly cache: QueryCache,
+    private readonly caches: { pages: QueryCache; api: QueryCache },
     operations: Operations,
     private readonly useCache = true,
-    private readonly onLookup: (status: CacheStatus) => void = () => undefined,
+    private readonly onLookup: (status: CacheStatus, audience: CacheAudience) => void = () => undefined,
   ) {
     this.useOperations(operations)
   }
@@ -90,8 +172,9 @@ export class ContentService {
     const allowed = new Map<string, AllowedOperation>()
     const byName = new Map<OperationName, AllowedOperation>()
     for (const [name, query] of Object.entries(operations) as [OperationName, string][]) {
-      const operation = { name, query }
-      allowed.set(documentHash(parse(query)), operation)
+      const document = parse(query)
+      const operation = describeOperation(name, query, document)
+      allowed.set(documentHash(document), operation)
       byName.set(name, operation)
     }
     this.allowed = allowed
@@ -142,7 +225,7 @@ export class ContentService {
   cachedNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): UpstreamAnswer | undefined {
     const operation = this.byName.get(name)
     if (!operation || !this.useCache || context.preview) return undefined
-    return this.cache.peek(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID))
+    return this.caches.pages.peek(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID))
   }
 
   runNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
@@ -151,8 +234,16 @@ export class ContentService {
     return this.run(operation, variables, context)
   }
 
-  run(operation: AllowedOperation, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
-    if (this.unavailable.has(operation.name)) return Promise.reject(new OperationUnavailableError(operation.name))
+  /**
+   * The answer of an allowlisted operation, for a page (the pages' cache, shared
+   * with other gateways) or for a caller of /api: a cache of its own, in this
+   * gateway's memory only, so that however many distinct requests arrive they
+   * never push the pages' data out. /api is answered from the pages' cache
+   * while that holds the answer fresh; it never stores there.
+   */
+  async run(operation: AllowedOperation, variables: Record<string, unknown>, context: RunContext, audience: CacheAudience = 'pages'): Promise<CacheLookup> {
+    checkVariables(operation, variables)
+    if (this.unavailable.has(operation.name)) throw new OperationUnavailableError(operation.name)
     const load = (): Promise<UpstreamAnswer> =>
       this.client
         .query({
@@ -162,7 +253,7 @@ export class ContentService {
           token: context.token,
           requestId: context.requestId,
         })
-        .then(sanitizeAnswer)
+        .then((answer) => sanitizeAnswer(withRootFields(operation, answer)))
     // Both lists come from one walk of the answer.
     const origins = new WeakMap<UpstreamAnswer, Origins>()
     const originsOfAnswer = (answer: UpstreamAnswer): Origins => {
@@ -171,21 +262,22 @@ export class ContentService {
       return found
     }
     if (!this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
-      this.onLookup('BYPASS')
-      return load().then((answer) => {
-        const { sections, entries } = originsOfAnswer(answer)
-        return { answer, status: 'BYPASS' as const, tags: [...sections, ...entries.map(entryTag)] }
-      })
+      this.onLookup('BYPASS', audience)
+      const answer = await load()
+      const { sections, entries } = originsOfAnswer(answer)
+      return { answer, status: 'BYPASS', tags: [...sections, ...entries.map(entryTag)] }
     }
-    const lookup = this.cache.fetch(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID), load, {
-      storable: (answer) =>
-        answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
-      sections: (answer) => originsOfAnswer(answer).sections,
-      entries: (answer) => originsOfAnswer(answer).entries,
-    })
-    return lookup.then((result) => {
-      this.onLookup(result.status)
-      return result
-    })
+    const key = queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID)
+    const fromPages = audience === 'api' ? this.caches.pages.fresh(key) : undefined
+    const result =
+      fromPages ??
+      (await this.caches[audience].fetch(key, load, {
+        // A 2xx answer without errors has every root field by now (withRootFields).
+        storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
+        sections: (answer) => originsOfAnswer(answer).sections,
+        entries: (answer) => originsOfAnswer(answer).entries,
+      }))
+    this.onLookup(result.status, audience)
+    return result
   }
 }

@@ -5,6 +5,13 @@ import mercurius from 'mercurius'
 import { LIVE_UPDATES_PATH } from '../../shared/constants.ts'
 import { ContentStore } from './content-store.ts'
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by @fastify/websocket, which mercurius registers for subscriptions: the request is a WebSocket upgrade. */
+    ws: boolean
+  }
+}
+
 export const ENTRY_CHANGED_TOPIC = 'ENTRY_CHANGED'
 const RELOAD_DEBOUNCE_MS = 100
 
@@ -24,6 +31,9 @@ type Subscription { entryChanged: EntryChange }
  * Live preview updates from the embedded CMS: a graphql-transport-ws
  * endpoint that tells editors holding a valid preview token which entries
  * changed, as the content files change. It carries ids, never content.
+ * Public, as editors' browsers connect to it, so it answers nothing but
+ * WebSocket upgrades: mercurius's plain GET and POST would be an open
+ * GraphQL endpoint (introspection included) for anyone.
  */
 export async function liveUpdates(app: FastifyInstance, options: LiveUpdatesOptions): Promise<void> {
   const { store } = options
@@ -46,6 +56,10 @@ export async function liveUpdates(app: FastifyInstance, options: LiveUpdatesOpti
         return typeof token === 'string' && store.isPreviewToken(token) ? { token } : false
       },
     },
+  })
+  // After mercurius, whose WebSocket plugin sets request.ws in a hook of its own.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.ws) return reply.callNotFound()
   })
 
   let timer: NodeJS.Timeout | undefined

@@ -15,7 +15,6 @@ export interface EmbeddedCmsOptions {
   assetUrl?: (path: string) => string
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 const BEARER = /^Bearer\s+(.+)$/i
 
 /** The token as Craft finds it: the `token` query parameter, else the X-Craft-Token header; empty is none. */
@@ -42,22 +41,18 @@ function craftRefusal(statusCode: 400 | 403, message: string): Record<string, un
 
 /**
  * The embedded, Craft-compatible content API at /cms/api: Craft's wire format
- * over the content files in the repository. Drafts are visible only with
- * their preview token. As Craft does: a token with characters outside
- * [A-Za-z0-9_-] is a 400 before any GraphQL runs; a well-formed token that is
- * unknown (or expired) is ignored and the live content answered; a tokenised
- * answer says `X-Robots-Tag: none`; validation and resolver errors are 200
- * with `errors` (and no `data` when nothing ran); with a schema token
- * configured, a missing or wrong bearer is a 400.
+ * over the content files in the repository. The gateway serves it on a
+ * loopback listener of its own (listener.ts), never on its public port.
+ * Drafts are visible only with their preview token. As Craft does: a token
+ * with characters outside [A-Za-z0-9_-] is a 400 before any GraphQL runs; a
+ * well-formed token that is unknown (or expired) is ignored and the live
+ * content answered; a tokenised answer says `X-Robots-Tag: none`; validation
+ * and resolver errors are 200 with `errors` (and no `data` when nothing ran);
+ * with a schema token configured, a missing or wrong bearer is a 400.
  */
 export async function embeddedCms(app: FastifyInstance, options: EmbeddedCmsOptions): Promise<void> {
   const { store } = options
   const schema = createCmsSchema(store, { version: options.version ?? DEFAULT_CRAFT_VERSION, ...(options.assetUrl ? { assetUrl: options.assetUrl } : {}) })
-
-  app.addHook('onRequest', async (request, reply) => {
-    // Only the gateway itself, over loopback, talks to the embedded CMS: from outside it does not exist.
-    if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) return reply.code(404).send({ errors: [{ message: 'Not found' }] })
-  })
 
   // Before the body is read, as Craft finds the token while routing the request and the schema before reading the query.
   app.addHook('onRequest', async (request, reply) => {

@@ -9,7 +9,7 @@ interface GraphQLBody {
   operationName?: unknown
 }
 
-/** POST /api: the allowlisted GraphQL operations of the product, cached. */
+/** POST /api: the allowlisted GraphQL operations of the product, with the variables they declare, cached apart from the pages. */
 export async function apiRoutes(app: FastifyInstance): Promise<void> {
   const rateLimit = { max: app.config.rateLimit.apiMax, timeWindow: app.config.rateLimit.windowMs }
   app.post(API_PATH, { config: { rateLimit } }, async (request, reply) => {
@@ -28,7 +28,7 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
     }
     const operation = app.content.resolve(body.query)
     const context = resolveToken(request, app.config.craftToken)
-    const { answer, status } = await app.content.run(operation, variables as Record<string, unknown>, context)
+    const { answer, status } = await app.content.run(operation, variables as Record<string, unknown>, context, 'api')
     reply.header(CACHE_STATUS_HEADER, status)
     if (context.preview) markPrivate(reply)
     reply.code(answer.status >= 200 && answer.status < 300 ? 200 : answer.status)

@@ -1,27 +1,35 @@
 import type { FastifyInstance } from 'fastify'
+import type { Registry } from 'prom-client'
+import { serveMetrics } from '../../shared/metrics.ts'
+import type { Readiness } from '../readiness.ts'
+
+/** Answered on the internal listener only. */
+const INTERNAL_PATHS = ['/readyz', '/metrics'] as const
 
 /**
- * GET /healthz: the process is alive. GET /readyz: a renderer and the CMS
- * answer and Craft's schema has been checked (and whether Redis does, when
- * configured). Operations Craft's schema refuses are reported but do not make
- * the gateway unready: every other page works.
+ * The public port: GET /healthz, the process is alive (static, no check). The
+ * internal paths are unknown here; without their own routes the catch-all page
+ * route would ask the CMS for a page of that name.
  */
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }))
-  app.get('/readyz', async (request, reply) => {
-    const [renderer, upstream, redis] = await Promise.all([app.renderers.healthy(), app.content.ping(request.id), app.sharedCache?.ping(), app.craftSchema.settled()])
-    const schema = app.craftSchema.status
-    const ready = renderer && upstream && app.craftSchema.ready
-    // Redis is reported, not required: without it the gateway serves from memory and the CMS.
-    return reply.code(ready ? 200 : 503).header('cache-control', 'no-store').send({
-      status: ready ? 'ready' : 'not ready',
-      checks: {
-        renderer: renderer ? 'ok' : 'unreachable',
-        upstream: upstream ? 'ok' : 'unreachable',
-        schema: schema.state,
-        ...(redis === undefined ? {} : { redis: redis ? 'ok' : 'unreachable' }),
-      },
-      schema: { craftVersion: schema.craftVersion, failing: schema.failing },
-    })
+  for (const path of INTERNAL_PATHS) app.get(path, async (_request, reply) => reply.callNotFound())
+}
+
+export interface InternalRoutesOptions {
+  gateway: FastifyInstance
+  readiness: Readiness
+  registry: Registry
+}
+
+/** The internal listener: /healthz, /readyz (503 while the gateway drains) and the gateway's /metrics. */
+export async function internalRoutes(internal: FastifyInstance, { gateway, readiness, registry }: InternalRoutesOptions): Promise<void> {
+  internal.get('/healthz', async () => ({ status: 'ok' }))
+  internal.get('/readyz', async (_request, reply) => {
+    reply.header('cache-control', 'no-store')
+    if (gateway.drain.draining) return reply.code(503).send({ status: 'draining' })
+    const report = await readiness.current()
+    return reply.code(report.status === 'ready' ? 200 : 503).send(report)
   })
+  serveMetrics(internal, registry)
 }

@@ -11,9 +11,10 @@ import { fallbackPage } from '../fallback-page.ts'
 import type { BuiltPayload, PayloadRequest } from '../payload/build-payload.ts'
 import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import { PRIVATE_NO_CACHE, PRIVATE_NO_STORE, notModified, publicCacheControl, sendWithEtag } from '../http-caching.ts'
+import { PreviewLimit } from '../preview-limit.ts'
 import type { RenderResponse } from '../renderer-pool.ts'
 import { PENDING, settledAtOnce } from '../settled-at-once.ts'
-import { type ResolvedToken, markPrivate, resolveToken, settleTokenCookie, withSiteToken } from '../tokens.ts'
+import { PREVIEW_LINK_PARAMS, type ResolvedToken, clearTokenCookie, markPrivate, resolveToken, settleTokenCookie, withSiteToken } from '../tokens.ts'
 
 const MAX_PATH_LENGTH = 1024
 /** Headers of the renderer's answer that reach the visitor. */
@@ -44,7 +45,27 @@ function splitUrl(url: string): SplitUrl | undefined {
   return { rawPath, search, path }
 }
 
-function sendFallback(reply: FastifyReply, statusCode: number): FastifyReply {
+/**
+ * The address of a request that is no preview, without the names of a
+ * preview link (`token`, `x-craft-preview`, `x-craft-live-preview`): such a
+ * request gets the live page, under the key and from the render of the
+ * address without them. Other parameters keep their bytes and order.
+ */
+function withoutPreviewLink(url: SplitUrl): SplitUrl {
+  if (url.search === '') return url
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => {
+      const name = pair.split('=', 1)[0] ?? ''
+      return !PREVIEW_LINK_PARAMS.has(decodeURIComponent(name.replace(/\+/g, ' ')))
+    })
+  const search = kept.length === 0 ? '' : `?${kept.join('&')}`
+  return search === url.search ? url : { ...url, search }
+}
+
+function sendFallback(reply: FastifyReply, statusCode: number, retryAfterSeconds?: number): FastifyReply {
+  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds))
   return reply
     .code(statusCode)
     .header('cache-control', PRIVATE_NO_STORE)
@@ -94,6 +115,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   // A fresh page's policy differs only in its nonce: the text around it is made once.
   const [beforeNonce, afterNonce] = csp(["'nonce-\u0000'"]).split('\u0000') as [string, string]
   const nonceCsp = (nonce: string): string => `${beforeNonce}${nonce}${afterNonce}`
+  const previewLimit = new PreviewLimit(app, app.config.rateLimit.previewMax, app.config.rateLimit.windowMs)
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const url = splitUrl(request.url)
@@ -117,15 +139,20 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return !(await app.content.acceptsToken(context.token, context.requestId))
   }
 
-  async function payload(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
-    const pagePath = url.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
+  async function payload(request: FastifyRequest, reply: FastifyReply, requested: SplitUrl): Promise<FastifyReply> {
+    const pagePath = requested.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
+    let context = resolveToken(request, app.config.craftToken)
+    const url = context.preview ? requested : withoutPreviewLink(requested)
     const params = new URLSearchParams(url.search)
     const part = (params.get(PAYLOAD_PART_PARAM) ?? 'all') as PayloadPart
     if (!PAYLOAD_PARTS.includes(part)) {
       return reply.code(400).send({ errors: [{ message: `${PAYLOAD_PART_PARAM} must be one of ${PAYLOAD_PARTS.join(', ')}`, extensions: { code: 'BAD_REQUEST' } }] })
     }
     params.delete(PAYLOAD_PART_PARAM)
-    let context = resolveToken(request, app.config.craftToken)
+    if (context.preview) {
+      const retryAfter = await previewLimit.refusedPayload(request)
+      if (retryAfter !== undefined) return tooManyPreviews(reply, retryAfter, false)
+    }
     const build = () => app.payloads.build({ ...payloadInput(pagePath, params, context), part })
     let built = await build()
     if (await refusedCookie(context, built.payload.status)) {
@@ -146,9 +173,48 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
       reply.headers(cacheTagHeaders(built.tags))
       app.renderTags.record(request.id, built.tags)
+      dropUnusableCookie(reply, context)
       return sendWithEtag(request, reply, payloadJson(body))
     }
+    if (!context.preview) dropUnusableCookie(reply, context)
     return reply.send(body)
+  }
+
+  /**
+   * A live answer to a request that carried a token cookie (which it then
+   * ignored: one Craft would refuse, the site's default token, or one beside
+   * a malformed token) clears it, and is then for this browser alone; one
+   * that presented a malformed token is private and noindex like a preview.
+   */
+  function dropUnusableCookie(reply: FastifyReply, context: ResolvedToken): void {
+    if (context.cookie !== 'none') clearTokenCookie(reply)
+    if (context.malformed) markPrivate(reply)
+    else if (context.cookie !== 'none' && String(reply.getHeader('cache-control') ?? '').startsWith('public')) reply.header('cache-control', PRIVATE_NO_CACHE)
+  }
+
+  /**
+   * A stored page past its TTL, when no renderer could make it again (within
+   * CACHE_STALE_IF_ERROR_MS): better than an error page. The browser may
+   * keep it no longer than this answer; a shared cache not at all.
+   */
+  function sendStale(request: FastifyRequest, reply: FastifyReply, cacheKey: string, context: ResolvedToken): FastifyReply | undefined {
+    const stale = app.pageCache.stale(cacheKey)
+    if (!stale) return undefined
+    app.pageCacheLookups('STALE')
+    request.log.warn('no renderer answered; a stale page stands in')
+    reply.code(stale.statusCode).headers(stale.headers).header(CACHE_STATUS_HEADER, 'STALE').header('etag', stale.etag).header('cache-control', PRIVATE_NO_CACHE)
+    dropUnusableCookie(reply, context)
+    return notModified(request, stale.etag) ? reply.code(304).send() : reply.send(stale.body)
+  }
+
+  function tooManyPreviews(reply: FastifyReply, retryAfterSeconds: number, page: boolean): FastifyReply {
+    reply.header(CACHE_STATUS_HEADER, 'BYPASS')
+    if (page) return sendFallback(reply, 429, retryAfterSeconds)
+    return reply
+      .code(429)
+      .header('retry-after', String(retryAfterSeconds))
+      .header('cache-control', PRIVATE_NO_STORE)
+      .send({ errors: [{ message: `Too many preview requests; try again in ${retryAfterSeconds} s`, extensions: { code: 'RATE_LIMITED' } }] })
   }
 
   /**
@@ -199,12 +265,21 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: deferred.showsPreview }
   }
 
-  async function page(request: FastifyRequest, reply: FastifyReply, url: SplitUrl): Promise<FastifyReply> {
+  async function page(request: FastifyRequest, reply: FastifyReply, requested: SplitUrl): Promise<FastifyReply> {
     let context = resolveToken(request, app.config.craftToken)
+    const url = context.preview ? requested : withoutPreviewLink(requested)
+    if (context.preview) {
+      const retryAfter = await previewLimit.refusedPage(request)
+      if (retryAfter !== undefined) return tooManyPreviews(reply, retryAfter, true)
+      previewLimit.rendering(request)
+      reply.raw.once('close', () => previewLimit.done(request))
+    }
     // Whether the render's data shows a draft or an unpublished entry; undefined when the gateway cannot tell.
     let shows: boolean | undefined
     const cacheKey = `${url.rawPath}${url.search}`
     const useCache = app.config.cache.pageCache && !context.preview
+    // Its answer is marked noindex for this request alone: read from the cache, never stored.
+    const storable = useCache && !context.malformed
     const ticket = app.pageCache.ticket()
     const render = (): Promise<RenderResponse> => {
       const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
@@ -243,6 +318,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       if (cached) {
         abandon(rendering)
         reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').header('etag', cached.etag)
+        dropUnusableCookie(reply, context)
         return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)
       }
     }
@@ -258,7 +334,14 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       }
     } catch (error) {
       request.log.error({ err: error }, 'no renderer could render the page')
-      return sendFallback(reply, 503)
+      return (useCache && sendStale(request, reply, cacheKey, context)) || sendFallback(reply, 503)
+    }
+    if (useCache && rendered.statusCode >= 500) {
+      const stale = sendStale(request, reply, cacheKey, context)
+      if (stale) {
+        discard(rendered)
+        return stale
+      }
     }
     const passed: Record<string, string> = {}
     for (const name of PASSED_HEADERS) {
@@ -277,12 +360,13 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     } else {
       reply.header(CACHE_STATUS_HEADER, useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
       reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
+      dropUnusableCookie(reply, context)
       // The payloads of the render so far (a streamed page's deferred ones may follow): the stored page gets them all.
       const whole = Buffer.isBuffer(rendered.body)
       if (rendered.statusCode === 200) {
-        reply.headers(cacheTagHeaders(whole && !useCache ? app.renderTags.take(request.id) : app.renderTags.peek(request.id)))
+        reply.headers(cacheTagHeaders(whole && !storable ? app.renderTags.take(request.id) : app.renderTags.peek(request.id)))
       }
-      if (useCache && rendered.statusCode === 200) {
+      if (storable && rendered.statusCode === 200) {
         const { trailers } = rendered
         whenSent(reply, rendered.body, (body) => {
           // A page rendered whole says so in a header, a streamed one in its trailer.

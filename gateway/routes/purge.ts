@@ -1,9 +1,10 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { API_PATH } from '../../shared/constants.ts'
 import { TAG_PATTERN } from '../cache/cache-tags.ts'
 import { purgeLocally } from '../cache/purge-locally.ts'
-import { BadRequestError } from '../errors.ts'
+import { BadRequestError, PurgeLockedError, PurgeSecretError } from '../errors.ts'
 
 export const PURGE_PATH = `${API_PATH}/purge`
 export const PURGE_SECRET_HEADER = 'x-purge-secret'
@@ -15,6 +16,34 @@ function sameSecret(given: unknown, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/** How many addresses' failures are remembered at once, so the counter's memory is bounded however many addresses guess. */
+const FAILING_ADDRESSES_MAX = 10_000
+
+/**
+ * Failed purges (a wrong or missing secret) per client address, in a window
+ * that starts at its first failure. Successes never count.
+ */
+class PurgeFailures {
+  private readonly failures: LRUCache<string, number>
+
+  constructor(
+    private readonly max: number,
+    windowMs: number,
+  ) {
+    this.failures = new LRUCache({ max: FAILING_ADDRESSES_MAX, ttl: windowMs, noUpdateTTL: true })
+  }
+
+  /** Seconds until the address may try again; 0 while it may. */
+  lockedFor(address: string): number {
+    if ((this.failures.get(address) ?? 0) < this.max) return 0
+    return Math.max(1, Math.ceil(this.failures.getRemainingTTL(address) / 1000))
+  }
+
+  fail(address: string): void {
+    this.failures.set(address, (this.failures.get(address) ?? 0) + 1)
+  }
+}
+
 const isTagList = (value: unknown): value is string[] => Array.isArray(value) && value.every((tag) => typeof tag === 'string' && TAG_PATTERN.test(tag))
 
 /**
@@ -23,15 +52,29 @@ const isTagList = (value: unknown): value is string[] => Array.isArray(value) &&
  * tags of the CDN headers: section handles and `entry:<id>`). With a shared
  * tier, Redis loses them too and every other gateway is told. Absent unless
  * PURGE_SECRET is set.
+ *
+ * Only failures are limited, so guessing from elsewhere never locks out the
+ * real webhook. An address that failed PURGE_RATE_LIMIT times in the window
+ * gets 429 even with the right secret: were the secret compared first, the
+ * answer would tell a right guess from a wrong one and guessing could go on.
  */
 export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   const secret = app.config.purgeSecret
   if (!secret) return
-  const rateLimit = { max: app.config.rateLimit.purgeMax, timeWindow: app.config.rateLimit.windowMs }
-  app.post(PURGE_PATH, { config: { rateLimit } }, async (request, reply) => {
-    if (!sameSecret(request.headers[PURGE_SECRET_HEADER], secret)) {
-      return reply.code(401).send({ errors: [{ message: 'Wrong or missing purge secret', extensions: { code: 'UNAUTHORIZED' } }] })
+  const failures = new PurgeFailures(app.config.rateLimit.purgeMax, app.config.rateLimit.windowMs)
+  // Before the body is read: a refused caller costs no parsing.
+  const checkSecret = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const lockedFor = failures.lockedFor(request.ip)
+    if (lockedFor > 0) {
+      reply.header('retry-after', String(lockedFor))
+      throw new PurgeLockedError(lockedFor)
     }
+    if (!sameSecret(request.headers[PURGE_SECRET_HEADER], secret)) {
+      failures.fail(request.ip)
+      throw new PurgeSecretError()
+    }
+  }
+  app.post(PURGE_PATH, { onRequest: checkSecret }, async (request) => {
     // No body purges everything; a JSON `null` is a mistake, not a request for that.
     const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown } | null
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')

@@ -100,7 +100,7 @@ interface Readiness {
 }
 
 async function readiness(target: System): Promise<{ status: number; body: Readiness }> {
-  const response = await request(`${target.url}/readyz`)
+  const response = await request(`${target.internalUrl}/readyz`)
   return { status: response.statusCode, body: (await response.body.json()) as Readiness }
 }
 

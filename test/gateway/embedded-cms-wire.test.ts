@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { startEmbeddedCms } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
@@ -16,9 +16,9 @@ const ABOUT_QUERY = `{ entry(section: "${ABOUT_SECTION}") { title status isDraft
 
 // Without a schema token: the embedded CMS alone, as the tests' Craft stand-in.
 const open = await startEmbeddedCms()
-// With one: the gateway's own embedded API, which its client reaches with the bearer.
+// With one: the gateway's own embedded API on its loopback listener, which the gateway's client reaches with the bearer.
 const guarded = await startSystem({ CRAFT_SCHEMA_TOKEN: SCHEMA_TOKEN })
-const guardedUrl = `${guarded.url}${EMBEDDED_CMS_PATH}`
+const guardedUrl = String(guarded.gateway.embeddedCmsUrl)
 t.teardown(async () => {
   await guarded.close()
   await open.app.close()

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildGateway } from '../../gateway/app.ts'
@@ -24,8 +25,12 @@ export function collectLogs(): LogCollector {
 
 export interface System {
   url: string
+  /** The gateway's internal listener: /readyz, /metrics. */
+  internalUrl: string
   gateway: FastifyInstance
   renderer: FastifyInstance
+  /** RENDER_SECRET of both services, for tests that send the renderer requests of their own; undefined when a test turned signing off. */
+  renderSecret: string | undefined
   gatewayLogs: LogCollector
   rendererLogs: LogCollector
   close(): Promise<void>
@@ -41,8 +46,10 @@ export async function startSystem(env: Record<string, string> = {}, tweak?: (con
   const gatewayPort = env.PORT ? Number(env.PORT) : await freePort()
   const gatewayLogs = collectLogs()
   const rendererLogs = collectLogs()
+  // Both services share a secret, as `npm start` gives them; RENDER_SECRET: '' turns signing off.
+  const renderSecret = env.RENDER_SECRET ?? randomBytes(24).toString('base64url')
   const renderer = await buildRenderer(
-    loadRendererConfig({ GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, LOG_LEVEL: 'info', ...env }),
+    loadRendererConfig({ GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, LOG_LEVEL: 'info', RENDER_SECRET: renderSecret, ...env }),
     { logStream: rendererLogs.stream },
   )
   await renderer.listen({ host: '127.0.0.1', port: 0 })
@@ -53,17 +60,22 @@ export async function startSystem(env: Record<string, string> = {}, tweak?: (con
     RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
     EMBEDDED_ASSET_URL: `http://127.0.0.1:${gatewayPort}/cms-assets`,
     LOG_LEVEL: 'info',
+    INTERNAL_PORT: '0',
+    RENDER_SECRET: renderSecret,
     ...env,
   })
   tweak?.(config)
   const gateway = await buildGateway(config, { logStream: gatewayLogs.stream })
   await gateway.listen({ host: '127.0.0.1', port: gatewayPort })
+  const internalUrl = await gateway.internal.listen({ host: config.internalHost, port: config.internalPort })
   // The start-up check of Craft's schema is one upstream call: done before a test counts calls.
   await gateway.craftSchema.settled()
   return {
     url: `http://127.0.0.1:${gatewayPort}`,
+    internalUrl,
     gateway,
     renderer,
+    renderSecret: renderSecret.trim() || undefined,
     gatewayLogs,
     rendererLogs,
     async close() {

@@ -40,24 +40,24 @@ t.test('redis stopped in the middle of a load run and started again: no request 
   await sleep(300)
   await pair.redis.stop()
   await sleep(600)
-  const down = await readyz(pair.a.url)
+  const down = await readyz(pair.a.internalUrl)
   t.equal(down.status, 200, 'still ready without redis')
   t.equal(down.json.checks.redis, 'unreachable', '/readyz reports redis')
-  t.equal(await metric(pair.b.url, REDIS_UP), 0, 'redis_up 0')
+  t.equal(await metric(pair.b.internalUrl, REDIS_UP), 0, 'redis_up 0')
   await pair.redis.start()
-  const back = await within(5000, async () => (await metric(pair.a.url, REDIS_UP)) === 1 && (await metric(pair.b.url, REDIS_UP)) === 1, 50)
+  const back = await within(5000, async () => (await metric(pair.a.internalUrl, REDIS_UP)) === 1 && (await metric(pair.b.internalUrl, REDIS_UP)) === 1, 50)
   t.ok(back !== undefined, 'both gateways reconnected')
-  const answeredBefore = await answeredByRedis(pair.a.url)
+  const answeredBefore = await answeredByRedis(pair.a.internalUrl)
   await sleep(500)
   done = true
   await load
 
   t.ok(sent > 100, `${sent} requests in the run`)
   t.same([...statuses.keys()], [200], 'every request answered 200')
-  const answeredAfter = await answeredByRedis(pair.a.url)
+  const answeredAfter = await answeredByRedis(pair.a.internalUrl)
   t.ok(answeredAfter > answeredBefore, `redis answers lookups again (${answeredBefore} -> ${answeredAfter})`)
   t.ok((await pair.redis.client.dbsize()) > 0, 'entries stored in the new redis')
-  t.equal((await readyz(pair.b.url)).json.checks.redis, 'ok')
+  t.equal((await readyz(pair.b.internalUrl)).json.checks.redis, 'ok')
   for (const system of [pair.a, pair.b]) {
     const warnings = system.gatewayLogs.lines.filter((line) => line.msg === 'redis failing; serving from memory and the CMS')
     t.equal(warnings.length, 1, 'the outage is logged once per interval')
@@ -65,7 +65,7 @@ t.test('redis stopped in the middle of a load run and started again: no request 
 })
 
 t.test('a hanging redis (stopped, not dead) costs a timeout, not an error', async (t) => {
-  await within(3000, async () => (await metric(pair.a.url, REDIS_UP)) === 1, 50)
+  await within(3000, async () => (await metric(pair.a.internalUrl, REDIS_UP)) === 1, 50)
   const pid = pair.redis.pid()
   process.kill(pid, 'SIGSTOP')
   try {

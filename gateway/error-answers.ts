@@ -1,0 +1,75 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { API_PATH, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { defaultContentSecurityPolicy } from './content-security.ts'
+import { fallbackPage } from './fallback-page.ts'
+import { PRIVATE_NO_STORE } from './http-caching.ts'
+
+/** The one shape of every JSON error the gateway answers with. */
+export function errorBody(message: string, code: string): { errors: [{ message: string; extensions: { code: string } }] } {
+  return { errors: [{ message, extensions: { code } }] }
+}
+
+/** Whether a request's error is for a visitor (the Dutch page) rather than for a program (JSON): a GET or HEAD of anything but /api and payloads. */
+export function forVisitor(method: string | undefined, url: string | undefined): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false
+  const path = (url ?? '').split('?', 1)[0] ?? ''
+  return !(path === API_PATH || path.startsWith(`${API_PATH}/`) || path.endsWith(PAYLOAD_SUFFIX))
+}
+
+/** An error answer through Fastify: the Dutch page for a visitor, the JSON error for a program. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: number, message: string, code: string): FastifyReply {
+  reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE)
+  if (forVisitor(request.method, request.url)) return reply.type('text/html; charset=utf-8').send(fallbackPage(statusCode))
+  return reply.type('application/json; charset=utf-8').send(errorBody(message, code))
+}
+
+/** What the HTTP parser refuses, before there is a request: by Node's error code. */
+const CLIENT_ERRORS: Record<string, { statusCode: number; message: string; code: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { statusCode: 408, message: 'The request took too long to arrive', code: 'REQUEST_TIMEOUT' },
+  HPE_HEADER_OVERFLOW: { statusCode: 431, message: 'The request headers are too large', code: 'HEADERS_TOO_LARGE' },
+}
+const BAD_REQUEST = { statusCode: 400, message: 'The request is not valid HTTP', code: 'BAD_REQUEST' }
+
+/**
+ * Fastify's clientErrorHandler: the request could not even be read (headers
+ * too large, too slow, not HTTP). Answered on the socket in the gateway's
+ * JSON shape with the headers every answer has, then the connection closes.
+ */
+export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const { statusCode, message, code } = CLIENT_ERRORS[error.code ?? ''] ?? BAD_REQUEST
+  this.log.info({ code: error.code, statusCode }, 'unreadable request refused')
+  // An answer already under way on this socket must not be corrupted by a second one.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (socket.writable && !answering) {
+    const body = JSON.stringify(errorBody(message, code))
+    socket.write(
+      [
+        `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `cache-control: ${PRIVATE_NO_STORE}`,
+        `content-security-policy: ${defaultContentSecurityPolicy(false, [])}`,
+        'x-content-type-options: nosniff',
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    )
+  }
+  socket.destroy(error)
+}
+
+/** Fastify's frameworkErrors: a URL the router cannot decode (`/%ff`, a bare `%`) or a path too long, in the gateway's own shapes. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const statusCode = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
+  request.log.info({ code: error.code, statusCode }, 'unroutable request refused')
+  // No hook runs for a request the router could not read: the headers every answer has are set here.
+  reply
+    .header('content-security-policy', defaultContentSecurityPolicy(forVisitor(request.method, request.url), []))
+    .header('x-content-type-options', 'nosniff')
+    .header(REQUEST_ID_HEADER, request.id)
+  void sendError(request, reply, statusCode, statusCode === 414 ? 'The address is too long' : 'The address is not valid', 'BAD_REQUEST')
+}

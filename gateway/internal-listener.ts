@@ -1,0 +1,40 @@
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import type { Registry } from 'prom-client'
+import { requestIdOf } from '../shared/logging.ts'
+import { Readiness, checkReadiness } from './readiness.ts'
+import { internalRoutes } from './routes/health.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The internal listener (INTERNAL_HOST:INTERNAL_PORT): health, readiness
+     * and metrics for probes and scrapers. Listened on by the caller, as the
+     * gateway is; closed with the gateway.
+     */
+    internal: FastifyInstance
+  }
+}
+
+/**
+ * A second, small Fastify app beside the gateway, sharing its services and
+ * logger. Readiness asks the CMS, the renderers and Redis, and metrics tell
+ * versions and latencies: neither belongs on the public port.
+ */
+export async function setUpInternalListener(gateway: FastifyInstance, registry: Registry): Promise<void> {
+  const internal = Fastify({
+    loggerInstance: gateway.log.child({ listener: 'internal' }),
+    genReqId: requestIdOf,
+    // Probes and scrapes every few seconds would drown the log; readiness changes are logged instead.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    return503OnClosing: true,
+  })
+  const readiness = new Readiness({
+    check: () => checkReadiness(gateway),
+    cacheMs: gateway.config.readinessCacheMs,
+    onChange: (report) =>
+      report.status === 'ready' ? internal.log.info({ checks: report.checks }, 'gateway ready') : internal.log.warn({ checks: report.checks }, 'gateway not ready'),
+  })
+  await internal.register(internalRoutes, { gateway, readiness, registry })
+  gateway.decorate('internal', internal)
+  gateway.addHook('onClose', async () => internal.close())
+}

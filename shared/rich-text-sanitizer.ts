@@ -1,0 +1,79 @@
+import { LRUCache } from 'lru-cache'
+import sanitizeHtml from 'sanitize-html'
+import { RICH_TEXT_FIELDS } from './operations.ts'
+
+/** What rich text may contain: text markup, lists, tables and links; no scripts, styles, frames or handlers. */
+const ALLOWLIST: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'h2', 'h3', 'h4', 'ul', 'ol', 'li', 'strong', 'em', 'b', 'i', 'a', 'blockquote', 'br', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
+  allowedAttributes: { a: ['href', 'title', 'target', 'rel'], th: ['scope'] },
+  allowedSchemes: ['https', 'http', 'mailto', 'tel'],
+  allowProtocolRelative: false,
+  transformTags: {
+    // The page has its own <h1>; a heading in the text is one level down.
+    h1: 'h2',
+    a: (tagName, attribs) => ({
+      tagName,
+      attribs: attribs.target === '_blank' ? { ...attribs, rel: 'noopener noreferrer' } : attribs,
+    }),
+  },
+}
+
+export type Sanitize = (html: string) => string
+
+export const sanitizeRichText: Sanitize = (html) => sanitizeHtml(html, ALLOWLIST)
+
+/**
+ * A sanitiser (sanitizeRichText) with its answers kept in an LRU bounded by bytes: text
+ * seen before (the same page's text on every render) costs one lookup.
+ */
+export function memoisedSanitizer(maxBytes: number, sanitize: Sanitize = sanitizeRichText): Sanitize {
+  const memo = new LRUCache<string, string>({
+    maxSize: maxBytes,
+    // UTF-16 code units; clean text maps to itself and is counted once.
+    sizeCalculation: (clean, html) => Math.max(1, 2 * (html.length + (clean === html ? 0 : clean.length))),
+  })
+  return (html) => {
+    let clean = memo.get(html)
+    if (clean === undefined) {
+      clean = sanitize(html)
+      memo.set(html, clean === html ? html : clean)
+    }
+    return clean
+  }
+}
+
+/** A rich text field's value made safe: its text sanitised; anything but text or null is not rich text and goes. */
+function richTextValue(value: unknown, sanitize: Sanitize): unknown {
+  if (typeof value === 'string') return sanitize(value)
+  return value === null || value === undefined ? value : null
+}
+
+/**
+ * The value with every rich text field (RICH_TEXT_FIELDS, at any depth)
+ * sanitised. Copy on write: what needed no change is shared, and a value with
+ * nothing to change comes back as the same object.
+ */
+export function withCleanRichText<T>(value: T, sanitize: Sanitize = sanitizeRichText): T {
+  return clean(value, sanitize) as T
+}
+
+function clean(value: unknown, sanitize: Sanitize): unknown {
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      const next = clean(item, sanitize)
+      if (next !== item) (copy ??= value.slice())[i] = next
+    }
+    return copy ?? value
+  }
+  const record = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  for (const key of Object.keys(record)) {
+    const inner = record[key]
+    const next = RICH_TEXT_FIELDS.has(key) ? richTextValue(inner, sanitize) : clean(inner, sanitize)
+    if (next !== inner) (copy ??= { ...record })[key] = next
+  }
+  return copy ?? record
+}

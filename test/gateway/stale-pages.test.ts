@@ -1,0 +1,47 @@
+import t from 'tap'
+import { request } from 'undici'
+import { h1Of } from '../helpers/html.ts'
+import { startSystem } from '../helpers/system.ts'
+
+// A page's TTL of 0: stored, never fresh, so every request asks a renderer first, and a stored page can only stand in.
+t.test('with every renderer down, a stored page past its TTL stands in (X-Cache: STALE) while its payload still answers', async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
+  t.teardown(() => system.close())
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const response = await request(`${system.url}${path}`, { headers })
+    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
+  }
+  const rendered = await get('/kantoren')
+  t.equal(rendered.status, 200)
+  t.equal(rendered.headers['x-cache'], 'MISS')
+  t.equal(system.gateway.pageCache.size, 1, 'stored')
+  const again = await get('/kantoren')
+  t.equal(again.headers['x-cache'], 'MISS', 'a TTL of 0: rendered again while a renderer answers')
+
+  await system.renderer.close()
+  const stale = await get('/kantoren')
+  t.equal(stale.status, 200, 'no renderer, but the stored page')
+  t.equal(stale.headers['x-cache'], 'STALE')
+  t.equal(h1Of(stale.body), h1Of(rendered.body))
+  t.equal(stale.headers['cache-control'], 'private, no-cache', 'no shared cache keeps a stale page')
+  t.match(stale.headers['content-security-policy'], /^default-src 'self'; script-src 'self'/, "with the page's own policy, as stored")
+  t.equal((await get('/kantoren/_payload.json')).status, 200, 'the payload answers as before')
+
+  const never = await get('/over-ons')
+  t.equal(never.status, 503, 'a page never stored: the Dutch 503 page')
+  t.match(never.body, /niet beschikbaar/)
+  const preview = await get('/kantoren?x-craft-preview=1&token=some-token')
+  t.equal(preview.status, 503, 'a preview never gets a stored page')
+})
+
+t.test('past CACHE_STALE_IF_ERROR_MS no stored page stands in', async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', CACHE_STALE_IF_ERROR_MS: '0' })
+  t.teardown(() => system.close())
+  const first = await request(`${system.url}/kantoren`)
+  await first.body.dump()
+  t.equal(first.statusCode, 200)
+  await system.renderer.close()
+  const down = await request(`${system.url}/kantoren`)
+  t.equal(down.statusCode, 503)
+  await down.body.dump()
+})

@@ -1,0 +1,180 @@
+import { createServer, request as httpRequest } from 'node:http'
+import t, { type Test } from 'tap'
+import { request } from 'undici'
+import { loadGatewayConfig } from '../../gateway/config.ts'
+import { payloadJson } from '../../gateway/payload/payload-json.ts'
+import { loadRendererConfig } from '../../renderer/config.ts'
+import { GatewayClient } from '../../renderer/gateway-client.ts'
+import { CRAFT_TOKEN_HEADER, PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import type { PagePayload } from '../../shared/payload.ts'
+import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
+import { RenderSigner } from '../../shared/render-signature.ts'
+import { h1Of } from '../helpers/html.ts'
+import { type System, startSystem } from '../helpers/system.ts'
+
+// The renderer renders only for its gateway: signed render requests (RENDER_SECRET) for plain site paths, with data from the gateway's origin alone.
+
+interface Listener {
+  port: number
+  /** Request targets it was sent, as they came. */
+  seen: string[]
+}
+
+/** Another origin (or a stand-in gateway): records every request and answers it with a page's payload. */
+async function listener(t: Test): Promise<Listener> {
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '')
+    const payload = { path: '/steal', fullPath: '/steal', routeId: null, screen: 'error', status: 200, data: {}, pending: [], page: 1, preview: false, siteUrl: '', canonicalPath: null }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    return new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  const address = server.address()
+  return { port: typeof address === 'object' && address ? address.port : 0, seen }
+}
+
+function rendererPort(system: System): number {
+  const address = system.renderer.server.address()
+  return typeof address === 'object' && address ? address.port : 0
+}
+
+/** A request with its target sent byte for byte (undici's URL parser would tidy `/\` and `//`). */
+function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+    })
+    sent.on('error', reject)
+    sent.end(body)
+  })
+}
+
+/** Whether the gateway saw any request under this request id (the renderer passes the id on when it fetches). */
+function gatewaySaw(system: System, requestId: string): boolean {
+  return system.gatewayLogs.lines.some((line) => line.requestId === requestId && line.msg === 'incoming request')
+}
+
+for (const signing of [true, false]) {
+  t.test(`paths that are not plain site paths get 400 before anything is fetched (${signing ? 'signed' : 'RENDER_SECRET unset'})`, async (t) => {
+    const system = await startSystem({ PAGE_CACHE: 'false', ...(signing ? {} : { RENDER_SECRET: '' }) })
+    t.teardown(() => system.close())
+    t.equal(system.renderSecret !== undefined, signing)
+    const signer = system.renderSecret === undefined ? undefined : new RenderSigner(system.renderSecret)
+    const other = await listener(t)
+    const elsewhere = `127.0.0.1:${other.port}`
+    const bad = [
+      `//${elsewhere}/steal`,
+      `/\\${elsewhere}/x`,
+      `/%5C${elsewhere}/x`,
+      `/over\\ons`,
+      '/over-ons%00',
+      '/over-ons%0d%0aset-cookie:x=1',
+      '/over-ons%7f',
+      '/%ff',
+      '/over-ons%',
+      '/over-ons?q=%E0%A4%A',
+      `/${'a'.repeat(1024)}`,
+    ]
+    const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
+    const body = payloadJson(primary)
+    for (const [index, path] of bad.entries()) {
+      for (const method of ['GET', 'POST']) {
+        const requestId = `bad-path-${signing}-${method}-${index}`
+        const sentBody = method === 'POST' ? body : undefined
+        const headers: Record<string, string> = { [CRAFT_TOKEN_HEADER]: 'visitors-token', [REQUEST_ID_HEADER]: requestId }
+        if (method === 'POST') headers['content-type'] = RENDER_REQUEST_CONTENT_TYPE
+        if (signer) headers[RENDER_SIGNATURE_HEADER] = signer.sign(method, path, sentBody)
+        const answer = await rawRequest(rendererPort(system), method, path, headers, sentBody)
+        t.equal(answer.status, 400, `${method} ${path.slice(0, 40)}`)
+        t.match(JSON.parse(answer.text), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
+        t.notOk(gatewaySaw(system, requestId), 'the gateway was not asked either')
+      }
+    }
+    t.same(other.seen, [], 'the other origin got no request')
+  })
+}
+
+t.test('the renderer asks its gateway alone, whatever path it is handed', async (t) => {
+  const gateway = await listener(t)
+  const other = await listener(t)
+  const client = new GatewayClient(new URL(`http://127.0.0.1:${gateway.port}/some/base/`), 2000)
+  t.teardown(() => client.close())
+  const elsewhere = `127.0.0.1:${other.port}`
+  for (const path of [`//${elsewhere}/steal`, `/\\${elsewhere}/x`]) {
+    await client.payload({ path, search: '?a=1', part: 'primary', requestId: 'r1', token: 'visitors-token' })
+  }
+  t.ok(await client.healthy())
+  t.same(other.seen, [], 'the other origin got no request')
+  t.same(
+    gateway.seen,
+    [`//${elsewhere}/steal${PAYLOAD_SUFFIX}?a=1&part=primary`, `//${elsewhere}/x${PAYLOAD_SUFFIX}?a=1&part=primary`, '/healthz'],
+    'every request went to the gateway\'s origin, the path only set on it',
+  )
+})
+
+t.test('render requests without the gateway\'s signature get 403 and nothing is fetched; health and metrics stay open', async (t) => {
+  const system = await startSystem({ PAGE_CACHE: 'false' })
+  t.teardown(() => system.close())
+  const signer = new RenderSigner(system.renderSecret ?? '')
+  const stranger = new RenderSigner('another secret, not the gateway\'s')
+  const port = rendererPort(system)
+  const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
+  const body = payloadJson(primary)
+  const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const refused: [name: string, method: string, headers: Record<string, string>, body?: string][] = [
+    ['GET unsigned', 'GET', {}],
+    ['GET signed for another path', 'GET', { [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/contact') }],
+    ['GET signed with another secret', 'GET', { [RENDER_SIGNATURE_HEADER]: stranger.sign('GET', '/over-ons') }],
+    ['GET with a signature of the wrong length', 'GET', { [RENDER_SIGNATURE_HEADER]: 'x' }],
+    ['POST unsigned', 'POST', post, body],
+    ['POST signed as a GET', 'POST', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/over-ons') }, body],
+    ['POST with another body', 'POST', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', '{}') }, body],
+  ]
+  for (const [index, [name, method, headers, sent]] of refused.entries()) {
+    const requestId = `unsigned-${index}`
+    const answer = await rawRequest(port, method, '/over-ons', { ...headers, [REQUEST_ID_HEADER]: requestId }, sent)
+    t.equal(answer.status, 403, name)
+    t.match(JSON.parse(answer.text), { errors: [{ extensions: { code: 'FORBIDDEN' } }] })
+    t.notOk(gatewaySaw(system, requestId), 'nothing fetched')
+  }
+
+  for (const path of ['/healthz', '/readyz', '/metrics']) {
+    t.equal((await rawRequest(port, 'GET', path, {})).status, 200, `${path} needs no signature`)
+  }
+
+  const signedGet = await rawRequest(port, 'GET', '/over-ons', { [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/over-ons'), [REQUEST_ID_HEADER]: 'signed-get' })
+  t.equal(signedGet.status, 200, 'a signed GET renders, its payload fetched from the gateway')
+  t.ok(h1Of(signedGet.text))
+  t.ok(gatewaySaw(system, 'signed-get'))
+  const signedPost = await rawRequest(port, 'POST', '/over-ons', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', body) }, body)
+  t.equal(signedPost.status, 200, 'a signed POST renders')
+})
+
+t.test('the gateway signs its render requests as they are sent, so the real system renders pages', async (t) => {
+  const system = await startSystem({ PAGE_CACHE: 'false' })
+  t.teardown(() => system.close())
+  // The URL parser encodes `"` and `{` in a query and drops `/./`: the signature covers the target as sent.
+  const pages: [path: string, status: number][] = [['/over-ons', 200], ['/', 200], ['/over-ons?x="{a}"', 200], ['/./contact', 404]]
+  for (const [path, status] of pages) {
+    const response = await rawRequest(Number(new URL(system.url).port), 'GET', path, {})
+    t.equal(response.status, status, path)
+    t.ok(h1Of(response.text), `${path} has its page`)
+  }
+  t.notOk(system.rendererLogs.lines.some((line) => line.msg === 'render request without a valid signature refused'), 'the renderer refused none')
+})
+
+t.test('RENDER_SECRET is read by both services; one too short to resist guessing stops them', async (t) => {
+  t.equal(loadRendererConfig({}).renderSecret, undefined)
+  t.equal(loadGatewayConfig({}).renderSecret, undefined)
+  t.equal(loadRendererConfig({ RENDER_SECRET: 'a'.repeat(16) }).renderSecret, 'a'.repeat(16))
+  t.equal(loadGatewayConfig({ RENDER_SECRET: 'a'.repeat(16) }).renderSecret, 'a'.repeat(16))
+  t.throws(() => loadRendererConfig({ RENDER_SECRET: 'geheim' }), /RENDER_SECRET/)
+  t.throws(() => loadGatewayConfig({ RENDER_SECRET: 'geheim' }), /RENDER_SECRET/)
+})
