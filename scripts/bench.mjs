@@ -7,7 +7,7 @@
 //   npm run bench -- --smoke          one round of 1 s (run by npm test so it cannot rot)
 import { execFileSync, execSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from './free-port.mjs'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -41,17 +41,6 @@ function ensureTools() {
   const names = missing.map(([, pkg]) => pkg).join(' ')
   log(`installing ${names} from Debian's packages`)
   execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${names}`, { stdio: ['ignore', process.stderr, process.stderr] })
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Servers on core 0, the load generator on core 1, where the machine has two. */

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from './free-port.mjs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request } from 'undici'
@@ -17,17 +17,6 @@ import { createOperations } from '../shared/operations.ts'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const log = (...args) => console.error('[hardening]', ...args)
 const MiB = 1024 * 1024
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 const children = []
 function start(file, env) {

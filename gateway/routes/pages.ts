@@ -4,6 +4,7 @@ import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFF
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, errorPayload } from '../../shared/payload.ts'
 import { encodeRenderRequest } from '../../shared/render-request.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { type SitePath, splitSitePath } from '../../shared/site-path.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { contentSecurityPolicy, forCaching } from '../content-security.ts'
@@ -16,34 +17,8 @@ import type { RenderResponse } from '../renderer-pool.ts'
 import { PENDING, settledAtOnce } from '../settled-at-once.ts'
 import { PREVIEW_LINK_PARAMS, type ResolvedToken, clearTokenCookie, markPrivate, resolveToken, settleTokenCookie, withSiteToken } from '../tokens.ts'
 
-const MAX_PATH_LENGTH = 1024
 /** Headers of the renderer's answer that reach the visitor. */
 const PASSED_HEADERS = ['content-type', 'cache-control', 'x-robots-tag', 'content-language', 'link', 'vary']
-
-interface SplitUrl {
-  rawPath: string
-  search: string
-  path: string
-}
-
-/** Splits and decodes a request URL; undefined for a path no page can have or a malformed query. */
-function splitUrl(url: string): SplitUrl | undefined {
-  const cut = url.indexOf('?')
-  const rawPath = cut === -1 ? url : url.slice(0, cut)
-  const search = cut === -1 ? '' : url.slice(cut)
-  // `//host/…` would read as another origin wherever the path is resolved against a base URL.
-  if (rawPath.length > MAX_PATH_LENGTH || !rawPath.startsWith('/') || rawPath.startsWith('//')) return undefined
-  let path: string
-  try {
-    path = decodeURIComponent(rawPath)
-    // A query that is not valid percent-encoding would be read differently by every cache and client on the way.
-    decodeURIComponent(search)
-  } catch {
-    return undefined
-  }
-  if (/[\u0000-\u001f\u007f\\]/.test(path)) return undefined
-  return { rawPath, search, path }
-}
 
 /**
  * The address of a request that is no preview, without the names of a
@@ -51,7 +26,7 @@ function splitUrl(url: string): SplitUrl | undefined {
  * request gets the live page, under the key and from the render of the
  * address without them. Other parameters keep their bytes and order.
  */
-function withoutPreviewLink(url: SplitUrl): SplitUrl {
+function withoutPreviewLink(url: SitePath): SitePath {
   if (url.search === '') return url
   const kept = url.search
     .slice(1)
@@ -118,7 +93,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   const previewLimit = new PreviewLimit(app, app.config.rateLimit.previewMax, app.config.rateLimit.windowMs)
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const url = splitUrl(request.url)
+    const url = splitSitePath(request.url)
     if (!url) {
       return request.url.endsWith(PAYLOAD_SUFFIX) || request.url.includes(`${PAYLOAD_SUFFIX}?`)
         ? reply.code(400).send({ errors: [{ message: 'Invalid path', extensions: { code: 'BAD_REQUEST' } }] })
@@ -139,7 +114,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return !(await app.content.acceptsToken(context.token, context.requestId))
   }
 
-  async function payload(request: FastifyRequest, reply: FastifyReply, requested: SplitUrl): Promise<FastifyReply> {
+  async function payload(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<FastifyReply> {
     const pagePath = requested.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
     let context = resolveToken(request, app.config.craftToken)
     const url = context.preview ? requested : withoutPreviewLink(requested)
@@ -223,7 +198,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
    * too when it is at hand at once. Data still on its way is left to the
    * renderer, which asks for it and streams it in when it comes.
    */
-  async function renderRequest(request: FastifyRequest, url: SplitUrl, context: ResolvedToken): Promise<PreparedRender> {
+  async function renderRequest(request: FastifyRequest, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
     const input = payloadInput(url.path, new URLSearchParams(url.search), context)
     let primary: BuiltPayload
     try {
@@ -265,7 +240,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: deferred.showsPreview }
   }
 
-  async function page(request: FastifyRequest, reply: FastifyReply, requested: SplitUrl): Promise<FastifyReply> {
+  async function page(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<FastifyReply> {
     let context = resolveToken(request, app.config.craftToken)
     const url = context.preview ? requested : withoutPreviewLink(requested)
     if (context.preview) {

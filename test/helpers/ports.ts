@@ -1,3 +1,4 @@
+import { type RequestListener, createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 
 /** A loopback port that was free a moment ago. */
@@ -12,4 +13,16 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port))
     })
   })
+}
+
+/** A plain HTTP server on a loopback port, closed when the test ends; resolves to its port. */
+export async function listenOnLoopback(t: { teardown: (fn: () => unknown) => void }, handler: RequestListener): Promise<number> {
+  const server = createHttpServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    return new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  const address = server.address()
+  return typeof address === 'object' && address ? address.port : 0
 }

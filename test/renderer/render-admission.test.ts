@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest } from 'node:http'
+import { request as httpRequest } from 'node:http'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { loadGatewayConfig } from '../../gateway/config.ts'
@@ -10,6 +10,7 @@ import type { PagePayload } from '../../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
 import { h1Of } from '../helpers/html.ts'
+import { listenOnLoopback } from '../helpers/ports.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 // The renderer renders only for its gateway: signed render requests (RENDER_SECRET) for plain site paths, with data from the gateway's origin alone.
@@ -23,18 +24,12 @@ interface Listener {
 /** Another origin (or a stand-in gateway): records every request and answers it with a page's payload. */
 async function listener(t: Test): Promise<Listener> {
   const seen: string[] = []
-  const server = createServer((req, res) => {
+  const port = await listenOnLoopback(t, (req, res) => {
     seen.push(req.url ?? '')
     const payload = { path: '/steal', fullPath: '/steal', routeId: null, screen: 'error', status: 200, data: {}, pending: [], page: 1, preview: false, siteUrl: '', canonicalPath: null }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    server.closeAllConnections()
-    return new Promise<void>((resolve) => server.close(() => resolve()))
-  })
-  const address = server.address()
-  return { port: typeof address === 'object' && address ? address.port : 0, seen }
+  return { port, seen }
 }
 
 function rendererPort(system: System): number {

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { payloadJson } from '../../gateway/payload/payload-json.ts'
@@ -9,6 +8,7 @@ import { PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER } from '../../shared/constants.
 import type { PagePayload } from '../../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
+import { listenOnLoopback } from '../helpers/ports.ts'
 import { startSystem } from '../helpers/system.ts'
 
 // Rich text is sanitised where it enters the renderer, whoever sent it: a posted render request or a fetched payload.
@@ -79,18 +79,12 @@ t.test('a clean render request is embedded as it came, not serialised again', as
 
 /** A gateway that answers every payload request with the hostile home page's parts. */
 async function hostileGateway(t: Test, primary: PagePayload, deferred: Record<string, unknown>): Promise<string> {
-  const server = createServer((req, res) => {
+  const port = await listenOnLoopback(t, (req, res) => {
     const wanted = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('part')
     const payload = wanted === 'deferred' ? { ...primary, pending: [], data: deferred } : primary
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    server.closeAllConnections()
-    return new Promise<void>((resolve) => server.close(() => resolve()))
-  })
-  const address = server.address()
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  return `http://127.0.0.1:${port}`
 }
 
 t.test('rich text in payloads the renderer fetches is sanitised too, the deferred part included', async (t) => {
