@@ -11,12 +11,12 @@ tap.stdout.on('data', (chunk) => {
   tail = (tail + chunk.toString('utf8')).slice(-4000)
 })
 tap.on('exit', (code, signal) => {
-  const summary = [...tail.matchAll(/# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/g)].pop()
+  // tap's last line, e.g. `# { total: 4983, pass: 4982, skip: 1 }`: a skipped test is not a failed one.
+  const summary = [...tail.matchAll(/# \{ total: (\d+)((?:, \w+: \d+)*) \}/g)].pop()
   if (summary) {
-    const total = Number(summary[1])
-    const passed = Number(summary[2] ?? 0)
-    const failed = Number(summary[3] ?? total - passed)
-    console.log(`\n${passed} passed, ${failed} failed`)
+    const counts = Object.fromEntries([...(summary[2] ?? '').matchAll(/(\w+): (\d+)/g)].map(([, name, count]) => [name, Number(count)]))
+    const skipped = (counts.skip ?? 0) + (counts.todo ?? 0)
+    console.log(`\n${counts.pass ?? 0} passed, ${counts.fail ?? 0} failed${skipped ? `, ${skipped} skipped` : ''}`)
   }
   process.exit(code ?? (signal ? 1 : 0))
 })
