@@ -242,7 +242,8 @@ export class ContentService {
    * while that holds the answer fresh; it never stores there.
    */
   async run(operation: AllowedOperation, variables: Record<string, unknown>, context: RunContext, audience: CacheAudience = 'pages'): Promise<CacheLookup> {
-    checkVariables(operation, variables)
+    // A page's variables are the gateway's own (from its route table, a slug that matched its pattern): only a caller's are checked.
+    if (audience === 'api') checkVariables(operation, variables)
     if (this.unavailable.has(operation.name)) throw new OperationUnavailableError(operation.name)
     const load = (): Promise<UpstreamAnswer> =>
       this.client

@@ -72,7 +72,7 @@ t.test('/api: answered from the pages\' cache while fresh there, else from a cac
 t.test('variables: declared ones only, and within depth and size bounds', async (t) => {
   const { content, calls } = service(() => ({ data: { entry: null } }))
   const operation = content.resolve(createOperations(site).JobBySlug)
-  await t.rejects(content.run(operation, { site, slug: 'a', limit: 1 }, live), { code: 'VARIABLE_NOT_DECLARED', statusCode: 400 })
+  await t.rejects(content.run(operation, { site, slug: 'a', limit: 1 }, live, 'api'), { code: 'VARIABLE_NOT_DECLARED', statusCode: 400 })
   t.equal(calls.length, 0, 'refused before any call')
 
   const inLists = (lists: number): unknown => {
