@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process'
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { shippedContent, titleOf } from './helpers/content.ts'
 import { h1Of } from './helpers/html.ts'
 import { freePort } from './helpers/ports.ts'
-import { ROOT, startProcess, waitForHttp } from './helpers/processes.ts'
+import { startProcess, waitForHttp } from './helpers/processes.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
@@ -83,24 +82,4 @@ t.test('a bad setting stops a service at start with a clear message', async (t) 
   const rendererCode = await new Promise<number | null>((resolve) => renderer.child.on('exit', resolve))
   t.equal(rendererCode, 2)
   t.match(renderer.output(), 'GATEWAY_URL')
-})
-
-t.test('the containers\' command (npm run start:renderer) passes SIGTERM on: the service itself closes, nothing is left running', async (t) => {
-  const rendererPort = await freePort()
-  const npm = spawn('npm', ['run', '--silent', 'start:renderer'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', RENDERER_PORT: String(rendererPort), GATEWAY_URL: 'http://127.0.0.1:9' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-  t.teardown(() => {
-    if (npm.exitCode === null) npm.kill('SIGKILL')
-  })
-  await waitForHttp(`http://127.0.0.1:${rendererPort}/healthz`)
-  const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)))
-  npm.kill('SIGTERM')
-  t.equal(await exited, 0, 'npm exits cleanly')
-  t.match(output, 'SIGTERM received', 'the renderer got the signal and closed itself')
-  await t.rejects(request(`http://127.0.0.1:${rendererPort}/healthz`), 'and no orphan still listens')
 })
