@@ -58,8 +58,28 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Erro
         body,
       ].join('\r\n'),
     )
+    lingerThenClose(socket)
+    return
   }
   socket.destroy(error)
+}
+
+/** How long a refused client may go on sending before its socket is cut. */
+const LINGER_MS = 2000
+
+/**
+ * Half-closes after the answer and reads whatever the client is still
+ * sending until it closes (or LINGER_MS passes). Closing with unread bytes
+ * would send a reset, and Linux then drops the unsent answer with it: a
+ * client still writing its 80 KB of headers would never see its 431.
+ */
+function lingerThenClose(socket: Socket): void {
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS)
+  cut.unref()
+  socket.on('close', () => clearTimeout(cut))
+  socket.on('error', () => socket.destroy())
+  socket.end()
+  socket.resume()
 }
 
 /** Fastify's frameworkErrors: a URL the router cannot decode (`/%ff`, a bare `%`) or a path too long, in the gateway's own shapes. */
