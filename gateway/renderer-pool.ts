@@ -36,6 +36,14 @@ export interface RendererPoolOptions {
   /** RENDER_SECRET: every render request is signed with it; unset = unsigned. */
   renderSecret?: string | undefined
   onMemberChange?: (origin: string, up: boolean, reason: string) => void
+  /** Told after each look-up round: the members now, and the look-ups that failed (those URLs keep their last addresses). */
+  onRefresh?: (members: PoolMember[], failures: { url: string; error: unknown }[]) => void
+}
+
+export interface PoolMember {
+  origin: string
+  host: string
+  up: boolean
 }
 
 interface Member extends RendererAddress {
@@ -80,7 +88,7 @@ export class RendererPool {
   }
 
   /** Current members, for logs and tests. */
-  list(): { origin: string; host: string; up: boolean }[] {
+  list(): PoolMember[] {
     return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
   }
 
@@ -175,12 +183,14 @@ export class RendererPool {
   private async refresh(): Promise<void> {
     const lookup = this.options.lookup ?? lookupAll
     const known = new Map(this.members.map((member) => [member.origin, member]))
+    const failures: { url: string; error: unknown }[] = []
     const lists = await Promise.all(
       this.urls.map(async (url): Promise<Member[]> => {
         let addresses: RendererAddress[]
         try {
           addresses = await resolveRenderer(url, lookup)
-        } catch {
+        } catch (error) {
+          failures.push({ url: url.href, error })
           const previous = this.members.filter((member) => member.source === url.href)
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
@@ -190,5 +200,6 @@ export class RendererPool {
     )
     const unique = new Map(lists.flat().map((member) => [member.origin, member]))
     this.members = [...unique.values()]
+    this.options.onRefresh?.(this.list(), failures)
   }
 }

@@ -4,7 +4,9 @@
 // (a static file) and a bare Fastify route. Writes bench/results.json.
 //
 //   npm run bench                     10 s rounds, 3 interleaved rounds
-//   npm run bench -- --smoke          one round of 1 s (run by npm test so it cannot rot)
+//   npm run bench -- --smoke          one round of a fixed number of requests per scenario, each
+//                                     answer checked (run by npm test so it cannot rot)
+//   --out=FILE                        write the results there instead of bench/results.json
 import { execFileSync, execSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { freePort } from './free-port.mjs'
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import { request } from 'undici'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
@@ -22,10 +25,14 @@ import { RenderSigner } from '../shared/render-signature.ts'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const smoke = process.argv.includes('--smoke')
 const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3)
-const SECONDS = smoke ? 1 : Number(process.env.BENCH_SECONDS ?? 10)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 50
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
+// The smoke round counts requests, not seconds: a loaded machine makes it slower, never emptier.
+const SMOKE_REQUESTS = 40
+const SMOKE_CONCURRENCY = 8
+const out = process.argv.find((arg) => arg.startsWith('--out='))?.slice('--out='.length) ?? join(root, 'bench/results.json')
 // Every system's gateway and renderer share it, as `npm start` and the containers do: renders are signed and checked.
 const RENDER_SECRET = randomBytes(32).toString('base64url')
 
@@ -35,7 +42,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 function ensureTools() {
   const missing = [
     ['/usr/sbin/nginx', 'nginx-light'],
-    ['/usr/bin/wrk', 'wrk'],
+    ...(smoke ? [] : [['/usr/bin/wrk', 'wrk']]),
   ].filter(([binary]) => !existsSync(binary))
   if (missing.length === 0) return
   const names = missing.map(([, pkg]) => pkg).join(' ')
@@ -176,6 +183,53 @@ function wrk(url, seconds, script) {
   return { rps, p50: pct(50), p99: pct(99), non2xx, errors }
 }
 
+const percentile = (values, p) => {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+}
+
+/** Whether a 2xx answer's body is what the scenario serves; a body that does not even parse is a wrong one. */
+function answersRightly(scenario, text) {
+  try {
+    return scenario.answers(text)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The smoke round of one scenario: SMOKE_REQUESTS requests, SMOKE_CONCURRENCY
+ * at a time, each answer's status and body checked; in the shape of wrk's
+ * results, with how many requests were answered and how many answers were wrong.
+ */
+async function smokeRound(scenario, options) {
+  const latencies = []
+  let non2xx = 0
+  let wrong = 0
+  let errors = 0
+  const started = performance.now()
+  const worker = async (count) => {
+    for (let i = 0; i < count; i++) {
+      const sent = performance.now()
+      try {
+        const response = await request(scenario.url, options)
+        const text = await response.body.text()
+        latencies.push(performance.now() - sent)
+        if (response.statusCode < 200 || response.statusCode >= 300) non2xx++
+        else if (!answersRightly(scenario, text)) wrong++
+      } catch (error) {
+        errors++
+        log(`#${scenario.id}: ${error.message}`)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: SMOKE_CONCURRENCY }, () => worker(SMOKE_REQUESTS / SMOKE_CONCURRENCY)))
+  const seconds = (performance.now() - started) / 1000
+  const ms = (value) => (value === null ? null : Number(value.toFixed(2)))
+  return { rps: latencies.length / seconds, p50: ms(percentile(latencies, 50)), p99: ms(percentile(latencies, 99)), non2xx, errors, requests: latencies.length, wrong }
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
@@ -242,19 +296,32 @@ async function main() {
   const hitHeaders = Object.fromEntries([...hit.headers].filter(([name]) => !perResponse.has(name)))
   const bareWithHeaders = await startBareFastify(html, { headers: { ...hitHeaders, 'x-request-id': randomUUID() } })
 
+  // What a right answer is, checked in the smoke round: the same bytes, the home page (its nonces differ), the payload, the data.
+  const sameBytes = (text) => text === html.toString('utf8')
+  const homeHeading = /<h1[^>]*>[\s\S]*?<\/h1>/.exec(html.toString('utf8'))?.[0]
+  if (!homeHeading) throw new Error('the home page has no <h1>')
+  const homePage = (text) => text.startsWith('<!DOCTYPE html>') && text.includes(homeHeading)
+  const overOnsPayload = (text) => {
+    const payload = JSON.parse(text)
+    return payload.path === '/over-ons' && payload.status === 200
+  }
+  const serviceList = (text) => {
+    const answer = JSON.parse(text)
+    return answer.errors === undefined && answer.data?.entries?.length > 0
+  }
   const scenarios = [
-    { id: 1, name: 'nginx static file (reference)', url: nginx },
-    { id: 2, name: 'bare Fastify, same bytes (reference)', url: bare },
-    { id: '2h', name: 'bare Fastify, same bytes under the headers of a cached page (reference)', url: bareWithHeaders },
-    { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/` },
-    { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/` },
-    { id: 4, name: 'home, page cache off (rendered every time)', url: `${rendered.url}/` },
-    { id: '4c', name: 'home, page cache off, the renderer fetching its payloads (before the hand-over)', url: `${fetching.url}/` },
-    { id: '4a', name: 'the renderer alone: the home page\'s render request (data handed over), rendered whole', url: `${rendered.rendererUrl}/`, script: 'render' },
-    { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops },
-    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/` },
-    { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json` },
-    { id: 7, name: 'POST /api allowlisted query, cache hit', url: `${cached.url}/api`, script: 'api' },
+    { id: 1, name: 'nginx static file (reference)', url: nginx, answers: sameBytes },
+    { id: 2, name: 'bare Fastify, same bytes (reference)', url: bare, answers: sameBytes },
+    { id: '2h', name: 'bare Fastify, same bytes under the headers of a cached page (reference)', url: bareWithHeaders, answers: sameBytes },
+    { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/`, answers: homePage },
+    { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/`, answers: homePage },
+    { id: 4, name: 'home, page cache off (rendered every time)', url: `${rendered.url}/`, answers: homePage },
+    { id: '4c', name: 'home, page cache off, the renderer fetching its payloads (before the hand-over)', url: `${fetching.url}/`, answers: homePage },
+    { id: '4a', name: 'the renderer alone: the home page\'s render request (data handed over), rendered whole', url: `${rendered.rendererUrl}/`, script: 'render', answers: homePage },
+    { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops, answers: sameBytes },
+    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage },
+    { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json`, answers: overOnsPayload },
+    { id: 7, name: 'POST /api allowlisted query, cache hit', url: `${cached.url}/api`, script: 'api', answers: serviceList },
   ]
 
   const luaDir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
@@ -272,18 +339,23 @@ async function main() {
     api: post('api', 'application/json', body),
     render: post('render', RENDER_REQUEST_CONTENT_TYPE, renderBody, { [RENDER_SIGNATURE_HEADER]: renderSignature }),
   }
+  // The same requests for the smoke round, which sends them itself.
+  const requests = {
+    api: { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+    render: { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: renderSignature }, body: renderBody },
+  }
 
   // Warm-up: fill every cache and let the JIT settle.
-  for (const scenario of scenarios) {
-    wrk(scenario.url, smoke ? 1 : 3, scripts[scenario.script])
+  if (!smoke) {
+    for (const scenario of scenarios) wrk(scenario.url, 3, scripts[scenario.script])
   }
 
   const runs = new Map(scenarios.map((s) => [s.id, []]))
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of scenarios) {
-      const result = wrk(scenario.url, SECONDS, scripts[scenario.script])
+      const result = smoke ? await smokeRound(scenario, requests[scenario.script] ?? { method: 'GET' }) : wrk(scenario.url, SECONDS, scripts[scenario.script])
       runs.get(scenario.id).push(result)
-      log(`round ${round} #${scenario.id} ${scenario.name}: ${result.rps.toFixed(0)} req/s`)
+      log(`round ${round} #${scenario.id} ${scenario.name}: ${result.rps.toFixed(0)} req/s${smoke ? `, ${result.requests} answered, ${result.wrong} wrong` : ''}`)
     }
   }
 
@@ -303,6 +375,7 @@ async function main() {
       p99_ms: median(results.map((r) => r.p99 ?? 0)),
       non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
       socket_errors: results.reduce((sum, r) => sum + r.errors, 0),
+      ...(smoke ? { requests: results.reduce((sum, r) => sum + r.requests, 0), wrong_answers: results.reduce((sum, r) => sum + r.wrong, 0) } : {}),
       vs_nginx: Number((rps / nginxRps).toFixed(3)),
       vs_bare_fastify: Number((rps / bareRps).toFixed(3)),
     }
@@ -335,7 +408,7 @@ async function main() {
     date: new Date().toISOString(),
     mode: smoke ? 'smoke' : 'full',
     machine: { cores, node: process.version },
-    settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS },
+    settings: smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS },
     scenarios: table,
     ttfb: ttfbResults,
     first_load_javascript: firstLoadJavaScript(),
@@ -350,8 +423,8 @@ async function main() {
       renderer_alone_vs_nginx: table.find((row) => row.scenario === '4a').vs_nginx,
     },
   }
-  mkdirSync(join(root, 'bench'), { recursive: true })
-  writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
   console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx | vs bare Fastify |')
   console.log('|---|---|---|---|---|---|---|---|')
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} | ${row.vs_bare_fastify} |`)

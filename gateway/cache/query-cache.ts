@@ -17,6 +17,12 @@ export interface QueryCacheOptions {
   shared?: SharedStore
 }
 
+/** One upstream request under way for a key, and how many lookups wait on its answer. */
+interface Flight {
+  answer: Promise<CacheLookup>
+  waiting: number
+}
+
 interface CachedAnswer {
   answer: UpstreamAnswer
   freshUntil: number
@@ -64,7 +70,7 @@ export interface SharedStore {
  */
 export class QueryCache {
   private readonly lru: LRUCache<string, CachedAnswer>
-  private readonly inflight = new Map<string, Promise<CacheLookup>>()
+  private readonly inflight = new Map<string, Flight>()
   private readonly options: QueryCacheOptions
   private readonly now: () => number
   private readonly maxStaleMs: number
@@ -88,6 +94,11 @@ export class QueryCache {
 
   get bytes(): number {
     return this.lru.calculatedSize
+  }
+
+  /** How many lookups wait on the upstream request of a key now (0: none under way); tests wait on it rather than on time. */
+  waitingOn(key: string): number {
+    return this.inflight.get(key)?.waiting ?? 0
   }
 
   async fetch(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy): Promise<CacheLookup> {
@@ -154,7 +165,10 @@ export class QueryCache {
   /** One upstream request per key at a time; everyone asking meanwhile shares its answer. */
   private flight(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy, purpose: 'miss' | 'refresh'): Promise<CacheLookup> {
     const running = this.inflight.get(key)
-    if (running) return running
+    if (running) {
+      if (purpose === 'miss') running.waiting++
+      return running.answer
+    }
     const generation = this.generation
     const loaded = async (): Promise<LoadedEntry> => {
       const answer = await load()
@@ -164,7 +178,7 @@ export class QueryCache {
     const promise = (this.options.shared ? this.throughShared(this.options.shared, key, loaded, purpose, generation) : this.fromUpstream(key, loaded, generation)).finally(() =>
       this.inflight.delete(key),
     )
-    this.inflight.set(key, promise)
+    this.inflight.set(key, { answer: promise, waiting: purpose === 'miss' ? 1 : 0 })
     return promise
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { EventEmitter } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { UpstreamAnswer } from '../craft/client.ts'
@@ -19,6 +20,22 @@ export interface SharedTierOptions {
 }
 
 export type PurgeFanOut = 'ok' | 'pending'
+
+/** What the tier tells those who watch it (tests, mostly): each event is a change of state, never a timer. */
+export interface SharedTierEvents {
+  /** Both connections are up again ('up') or one was lost ('down'): what `up` answers changed. */
+  up: []
+  down: []
+  lookup: [result: 'hit' | 'miss' | 'error']
+  /** A command or a connection failed; the tier goes on without Redis. */
+  failure: [error: Error]
+  /** A purge from another gateway (undefined: everything) was applied to this gateway's memory. */
+  purge: [tags: readonly string[] | undefined]
+  /** This gateway holds the lock of a key and asks the CMS. */
+  locked: [key: string]
+  /** Another gateway holds the lock of a key: this one waits for its answer. */
+  waiting: [key: string]
+}
 
 /** Lock waiters look again this often. */
 const POLL_MS = 20
@@ -98,7 +115,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * reach every gateway over pub/sub. Every Redis failure is answered by going
  * on without Redis: no request fails because of it.
  */
-export class SharedTier implements SharedStore {
+export class SharedTier extends EventEmitter<SharedTierEvents> implements SharedStore {
   private readonly command: Redis & TierCommands
   private readonly subscriber: Redis
   private readonly instance = randomUUID()
@@ -109,6 +126,7 @@ export class SharedTier implements SharedStore {
   private failuresSinceLog = 0
   private lastLogAt = -Infinity
   private wasDown = false
+  private reportedUp = false
   private subscribedOnce = false
   /** The purge epoch this gateway has caught up with, from the channel. */
   private lastEpoch: number | undefined
@@ -117,6 +135,7 @@ export class SharedTier implements SharedStore {
   private readonly retryTimer: NodeJS.Timeout
 
   constructor(private readonly options: SharedTierOptions) {
+    super()
     this.channel = `${options.keyPrefix}purge`
     this.epochKey = `${options.keyPrefix}epoch`
     const common: RedisOptions = {
@@ -142,7 +161,9 @@ export class SharedTier implements SharedStore {
       client.on('error', (error: Error) => this.failed(error))
       client.on('close', () => {
         this.wasDown = true
+        this.reportState()
       })
+      client.on('ready', () => this.reportState())
     }
     this.command.on('ready', () => {
       this.failuresInRow = 0
@@ -174,17 +195,17 @@ export class SharedTier implements SharedStore {
 
   async read(key: string): Promise<SharedEntry | undefined> {
     if (!this.usable()) {
-      this.options.onLookup?.('error')
+      this.lookedUp('error')
       return undefined
     }
     try {
       const entry = decode(await this.command.get(this.valueKey(key)))
       this.succeeded()
-      this.options.onLookup?.(entry ? 'hit' : 'miss')
+      this.lookedUp(entry ? 'hit' : 'miss')
       return entry
     } catch (error) {
       this.failed(error as Error)
-      this.options.onLookup?.('error')
+      this.lookedUp('error')
       return undefined
     }
   }
@@ -201,6 +222,7 @@ export class SharedTier implements SharedStore {
     const lockKey = this.lockKey(key)
     const token = `L${randomUUID()}`
     const deadline = Date.now() + this.options.lockMs
+    let waitReported = false
     for (;;) {
       let results: [Error | null, unknown][] | null
       try {
@@ -224,13 +246,18 @@ export class SharedTier implements SharedStore {
         if (locked === 'OK') void this.settle(lockKey, token, '')
         return { entry: { ...value, storable: true }, fromShared: true }
       }
-      if (locked === 'OK') return this.loadAsHolder(key, token, epoch ?? '0', load)
+      if (locked === 'OK') {
+        this.emit('locked', key)
+        return this.loadAsHolder(key, token, epoch ?? '0', load)
+      }
       if (lock?.startsWith('A')) {
         const answered = decode(lock.slice(1))
         if (answered) return { entry: { ...answered, storable: false }, fromShared: true }
       }
       if (lock?.startsWith('E')) throw this.errorFrom(lock.slice(1))
       if (Date.now() >= deadline) return direct()
+      if (!waitReported) this.emit('waiting', key)
+      waitReported = true
       await sleep(POLL_MS)
       if (!this.usable()) return direct()
     }
@@ -353,8 +380,8 @@ export class SharedTier implements SharedStore {
     const epoch = typeof parsed.e === 'number' ? parsed.e : undefined
     const missed = epoch !== undefined && this.lastEpoch !== undefined && epoch > this.lastEpoch + 1
     if (epoch !== undefined) this.lastEpoch = Math.max(this.lastEpoch ?? epoch, epoch)
-    if (missed) this.options.onPurge(undefined)
-    else if (parsed.o !== this.instance) this.options.onPurge(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined)
+    if (missed) this.purgedElsewhere(undefined)
+    else if (parsed.o !== this.instance) this.purgedElsewhere(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined)
   }
 
   /** After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. */
@@ -367,10 +394,27 @@ export class SharedTier implements SharedStore {
     }
     if (this.subscribedOnce && (epoch === undefined || epoch !== this.lastEpoch)) {
       this.options.log.info('reconnected to redis; purges may have been missed, memory caches emptied')
-      this.options.onPurge(undefined)
+      this.purgedElsewhere(undefined)
     }
     this.subscribedOnce = true
     this.lastEpoch = epoch
+  }
+
+  private purgedElsewhere(tags: readonly string[] | undefined): void {
+    this.options.onPurge(tags)
+    this.emit('purge', tags)
+  }
+
+  private reportState(): void {
+    const up = this.up
+    if (up === this.reportedUp) return
+    this.reportedUp = up
+    this.emit(up ? 'up' : 'down')
+  }
+
+  private lookedUp(result: 'hit' | 'miss' | 'error'): void {
+    this.options.onLookup?.(result)
+    this.emit('lookup', result)
   }
 
   private usable(): boolean {
@@ -383,6 +427,7 @@ export class SharedTier implements SharedStore {
 
   private failed(error: Error): void {
     this.options.onCommandError?.()
+    this.emit('failure', error)
     this.failuresSinceLog++
     if (++this.failuresInRow >= FAILURES_BEFORE_PAUSE) {
       this.pausedUntil = Date.now() + PAUSE_MS

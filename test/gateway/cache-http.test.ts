@@ -1,5 +1,6 @@
 import t from 'tap'
 import { request } from 'undici'
+import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
@@ -14,7 +15,12 @@ function gate(): { until: Promise<void>; open: () => void } {
   return { until, open }
 }
 
-t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream call', async (t) => {
+/** Resolves once `reached` holds, checked after each turn of the event loop (no timer: the state is what is waited on). */
+async function until(reached: () => boolean): Promise<void> {
+  while (!reached()) await new Promise((resolve) => setImmediate(resolve))
+}
+
+t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream call', { timeout: 30_000 }, async (t) => {
   const upstream = await startFaultUpstream()
   const system = await startSystem({ CRAFT_API_URL: upstream.url })
   t.teardown(async () => {
@@ -23,20 +29,28 @@ t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream
   })
   const held = gate()
   upstream.behave = (call) => (call.operationName === 'EstablishmentList' ? { kind: 'hold', until: held.until } : { kind: 'pass' })
+  const upstreamCalls = () => upstream.calls.filter((call) => call.operationName === 'EstablishmentList').length
+  const key = queryCacheKey(operations.EstablishmentList, { site: DEFAULT_SITE_HANDLE })
+  let answered = 0
   const answers = Array.from({ length: 100 }, () =>
-    request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).then(async (r) => ({
-      status: r.statusCode,
-      cache: r.headers['x-cache'],
-      text: await r.body.text(),
-    })),
+    request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+      .then(async (r) => ({
+        status: r.statusCode,
+        cache: r.headers['x-cache'],
+        text: await r.body.text(),
+      }))
+      .finally(() => answered++),
   )
-  while (!upstream.calls.some((call) => call.operationName === 'EstablishmentList')) await new Promise((r) => setTimeout(r, 10))
-  await new Promise((r) => setTimeout(r, 100))
+  // Released once every request waits on the one flight; a second upstream call or an early answer shows they do not, and fails below.
+  await until(() => system.gateway.apiCache.waitingOn(key) === 100 || upstreamCalls() > 1 || answered > 0)
+  t.equal(answered, 0, 'no answer before the upstream answers')
+  t.equal(upstreamCalls(), 1, 'one upstream request while 100 wait')
   held.open()
   const results = await Promise.all(answers)
-  t.equal(upstream.calls.filter((call) => call.operationName === 'EstablishmentList').length, 1, 'one upstream request')
-  t.ok(results.every((r) => r.status === 200), 'all answered')
+  t.equal(upstreamCalls(), 1, 'one upstream request in all')
+  t.same(new Set(results.map((r) => `${r.status} ${r.cache}`)), new Set(['200 MISS']), 'every answer came from that flight, none from the cache after it')
   t.equal(new Set(results.map((r) => r.text)).size, 1, 'all the same answer')
+  t.match(JSON.parse(results[0]?.text ?? '{}'), { data: { entries: Array } }, 'the upstream answer')
 })
 
 t.test('stale-while-revalidate over the wire: stale at once, one refresh per key', async (t) => {

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import t, { type Test } from 'tap'
-import { RendererPool } from '../../gateway/renderer-pool.ts'
+import { type PoolMember, RendererPool } from '../../gateway/renderer-pool.ts'
 import { freePort } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
@@ -40,6 +40,30 @@ async function renderText(pool: RendererPool, path = '/'): Promise<{ status: num
   return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') }
 }
 
+/** Renders `count` pages one after the other; what each said, sorted. */
+async function rendersBy(pool: RendererPool, count: number): Promise<string[]> {
+  const texts: string[] = []
+  for (let i = 0; i < count; i++) texts.push((await renderText(pool)).text)
+  return texts.sort()
+}
+
+const origins = (members: PoolMember[] | undefined): string[] => (members ?? []).map((member) => member.origin)
+
+/** The calls of a callback as they come: `next(matches)` resolves with the first call from now on that matches. */
+function callsOf<Args extends unknown[]>(): { record: (...args: Args) => void; next: (matches: (...args: Args) => boolean) => Promise<Args> } {
+  const waiting = new Set<{ matches: (...args: Args) => boolean; resolve: (args: Args) => void }>()
+  return {
+    record: (...args) => {
+      for (const waiter of waiting) {
+        if (!waiter.matches(...args)) continue
+        waiting.delete(waiter)
+        waiter.resolve(args)
+      }
+    },
+    next: (matches) => new Promise((resolve) => waiting.add({ matches, resolve })),
+  }
+}
+
 const options = { probeIntervalMs: 50, dnsRefreshMs: 50 }
 
 t.test('one name resolving to two addresses is two members, each sent the name as Host', async (t) => {
@@ -62,26 +86,39 @@ t.test('one name resolving to two addresses is two members, each sent the name a
   t.same(pool.list().map((m) => m.origin), [`http://127.0.0.1:${port}`, `http://127.0.0.2:${port}`])
 })
 
-t.test('the look-up is repeated: replicas come and go; a failed look-up keeps the last addresses', async (t) => {
+t.test('the look-up is repeated: replicas come and go; a failed look-up keeps the last addresses', { timeout: 20_000 }, async (t) => {
   const port = await freePort()
   await fakeRenderer(t, '127.0.0.1', port, 'a')
   await fakeRenderer(t, '127.0.0.2', port, 'b')
+  const [a, b] = [`http://127.0.0.1:${port}`, `http://127.0.0.2:${port}`]
   let answer: string[] | Error = ['127.0.0.1']
+  const refreshes = callsOf<[members: PoolMember[], failures: { url: string; error: unknown }[]]>()
   const pool = new RendererPool([new URL(`http://renderer.internal:${port}`)], 2000, {
     ...options,
+    onRefresh: refreshes.record,
     lookup: async () => {
       if (answer instanceof Error) throw answer
       return answer
     },
   })
   t.teardown(() => pool.close())
-  t.equal((await renderText(pool)).text, '<p>a</p>')
+  t.same(await rendersBy(pool, 4), ['<p>a</p>', '<p>a</p>', '<p>a</p>', '<p>a</p>'])
+
   answer = ['127.0.0.1', '127.0.0.2']
-  await new Promise((resolve) => setTimeout(resolve, 150))
-  t.equal(pool.list().length, 2, 'a new replica joins')
+  const [joined] = await refreshes.next((members) => members.length === 2)
+  t.same(origins(joined), [a, b], 'a new replica joins')
+  t.same(await rendersBy(pool, 4), ['<p>a</p>', '<p>a</p>', '<p>b</p>', '<p>b</p>'], 'and takes its turn')
+
   answer = Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' })
-  await new Promise((resolve) => setTimeout(resolve, 150))
-  t.equal(pool.list().length, 2, 'a DNS hiccup keeps the members')
+  const [kept, failures] = await refreshes.next((_members, failures) => failures.length > 0)
+  t.match(failures, [{ url: `http://renderer.internal:${port}/`, error: { code: 'EAI_AGAIN' } }], 'the look-up failed')
+  t.same(origins(kept), [a, b], 'a DNS hiccup keeps the members')
+  t.same(await rendersBy(pool, 4), ['<p>a</p>', '<p>a</p>', '<p>b</p>', '<p>b</p>'], 'and both still render')
+
+  answer = ['127.0.0.2']
+  const [left] = await refreshes.next((members, failures) => members.length === 1 && failures.length === 0)
+  t.same(origins(left), [b], 'a replica that is gone leaves')
+  t.same(await rendersBy(pool, 4), ['<p>b</p>', '<p>b</p>', '<p>b</p>', '<p>b</p>'], 'and is sent nothing')
 })
 
 t.test('IP literals are not looked up', async (t) => {
@@ -120,15 +157,17 @@ t.test('a closing renderer (JSON 503) is skipped and marked down; a rendered 503
   t.same(await renderText(single), { status: 503, text: '<h1>Er is iets misgegaan.</h1>' }, 'the CMS being down is not the renderer being down')
 })
 
-t.test('a renderer marked down is back in turn once its health check passes; none left is an error', async (t) => {
+t.test('a renderer marked down is back in turn once its health check passes; none left is an error', { timeout: 20_000 }, async (t) => {
   const port = await freePort()
-  const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 2000, { probeIntervalMs: 50, dnsRefreshMs: 60_000 })
+  const changes = callsOf<[origin: string, up: boolean, reason: string]>()
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 2000, { probeIntervalMs: 50, dnsRefreshMs: 60_000, onMemberChange: changes.record })
   t.teardown(() => pool.close())
   await t.rejects(renderText(pool), { code: 'ECONNREFUSED' }, 'nothing listens yet')
   t.same(pool.list()[0]?.up, false)
+  const readmitted = changes.next((_origin, up) => up)
   await fakeRenderer(t, '127.0.0.1', port, 'a')
-  for (let i = 0; i < 40 && !pool.list()[0]?.up; i++) await new Promise((resolve) => setTimeout(resolve, 25))
-  t.same(pool.list()[0]?.up, true, 'the probe re-admits it')
+  t.same(await readmitted, [`http://127.0.0.1:${port}`, true, 'health check passed'], 'the probe re-admits it')
+  t.same(pool.list()[0]?.up, true)
   t.equal((await renderText(pool)).text, '<p>a</p>')
 })
 

@@ -27,8 +27,12 @@ export function startProcess(file: string, env: Record<string, string>): Started
   }
 }
 
-/** Polls a URL until it answers (any status) or the attempts run out. */
-export async function waitForHttp(url: string, attempts = 100): Promise<void> {
+/**
+ * Polls a URL until it answers (any status). The default bound (60 s) only
+ * ends a wait for a process that never comes up: a loaded machine may take
+ * many seconds to start several services at once.
+ */
+export async function waitForHttp(url: string, attempts = 600): Promise<void> {
   for (let i = 0; i < attempts; i++) {
     try {
       const response = await request(url)

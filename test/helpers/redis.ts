@@ -1,6 +1,7 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { Redis } from 'ioredis'
+import type { SharedTier, SharedTierEvents } from '../../gateway/cache/shared-tier.ts'
 import { type FaultUpstream, startFaultUpstream } from './fault-upstream.ts'
 import { freePort } from './ports.ts'
 import { type System, startSystem } from './system.ts'
@@ -128,4 +129,65 @@ export async function within(withinMs: number, check: () => boolean | Promise<bo
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
   return undefined
+}
+
+/** How long a test waits for a state before it fails: a bound for a broken feature, never a wait of its own. */
+const GIVE_UP_MS = 20_000
+
+/** The shared tier of a gateway started with REDIS_URL. */
+export function tierOf(system: System): SharedTier {
+  const tier = system.gateway.sharedCache
+  if (!tier) throw new Error('the gateway has no shared tier: REDIS_URL is not set')
+  return tier
+}
+
+/** What `settles` resolves to; fails with `what` when it does not within the bound. */
+export async function bounded<T>(settles: Promise<T>, what: string): Promise<T> {
+  const giveUp = AbortSignal.timeout(GIVE_UP_MS)
+  let fail = (): void => undefined
+  const failed = new Promise<never>((_, reject) => {
+    fail = () => reject(new Error(`never happened: ${what}`))
+    giveUp.addEventListener('abort', fail, { once: true })
+  })
+  try {
+    return await Promise.race([settles, failed])
+  } finally {
+    giveUp.removeEventListener('abort', fail)
+  }
+}
+
+/** The next `name` event of a tier that `accept`s (listen before causing it). */
+export function nextEvent<K extends keyof SharedTierEvents>(
+  tier: SharedTier,
+  name: K,
+  what: string = name,
+  accept: (...args: SharedTierEvents[K]) => boolean = () => true,
+): Promise<SharedTierEvents[K]> {
+  const emitter = tier as NodeJS.EventEmitter
+  let listener = (..._args: unknown[]): void => undefined
+  const seen = new Promise<SharedTierEvents[K]>((resolve) => {
+    listener = (...args: unknown[]) => {
+      if (accept(...(args as SharedTierEvents[K]))) resolve(args as SharedTierEvents[K])
+    }
+    emitter.on(name, listener)
+  })
+  return bounded(seen, what).finally(() => emitter.off(name, listener))
+}
+
+/** Resolves once the tier is up (or down): at once, or on the event that says so. */
+export async function tierState(tier: SharedTier, state: 'up' | 'down', what: string = `redis ${state}`): Promise<void> {
+  if (tier.up === (state === 'up')) return
+  await nextEvent(tier, state, what)
+}
+
+/**
+ * Resolves once `reached` holds, looked at on every turn of the event loop:
+ * for a state that no event announces. Fails with `describe()` when it never does.
+ */
+export async function until(reached: () => boolean, describe: () => string): Promise<void> {
+  const giveUp = AbortSignal.timeout(GIVE_UP_MS)
+  while (!reached()) {
+    if (giveUp.aborted) throw new Error(`never happened: ${describe()}`)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
 }
