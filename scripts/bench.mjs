@@ -8,7 +8,7 @@
 //                                     answer checked (run by npm test so it cannot rot)
 //   --out=FILE                        write the results there instead of bench/results.json
 import { execFileSync, execSync, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { freePort } from './free-port.mjs'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
@@ -67,15 +67,24 @@ function start(command, args, env = {}) {
   return child
 }
 let stopping = false
+const tempDirs = []
+/** A folder of this run's own, removed when the run ends. */
+function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  tempDirs.push(dir)
+  return dir
+}
 function stopAll() {
   stopping = true
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
 }
 process.on('exit', stopAll)
 process.on('SIGINT', () => process.exit(130))
 
+/** Waits for a server to answer; 60 s is only the bound for one that never starts (a loaded machine starts slowly). */
 async function waitFor(url) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 1200; i++) {
     try {
       const response = await fetch(url)
       await response.arrayBuffer()
@@ -102,7 +111,7 @@ async function startSystem(name, env) {
 }
 
 async function startNginx(html) {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'))
+  const dir = tempDir('bench-nginx-')
   mkdirSync(join(dir, 'www'))
   writeFileSync(join(dir, 'www', 'index.html'), html)
   // nginx's workers run as an unprivileged user: they must be able to read the file.
@@ -144,7 +153,7 @@ http {
  * `upstream`, one that fetches them from there (undici) and sends them on.
  */
 async function startBareFastify(html, { upstream, headers } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-fastify-'))
+  const dir = tempDir('bench-fastify-')
   writeFileSync(join(dir, 'index.html'), html)
   if (headers) writeFileSync(join(dir, 'headers.json'), JSON.stringify(headers))
   const port = await freePort()
@@ -324,7 +333,7 @@ async function main() {
     { id: 7, name: 'POST /api allowlisted query, cache hit', url: `${cached.url}/api`, script: 'api', answers: serviceList },
   ]
 
-  const luaDir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
+  const luaDir = tempDir('bench-wrk-')
   const operations = createOperations(DEFAULT_SITE_HANDLE)
   const body = JSON.stringify({ query: operations.ServiceList, variables: { site: 'havenborg' } })
   const post = (name, contentType, text, headers = {}) => {
