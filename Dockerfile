@@ -21,6 +21,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:26-trixie-slim
 ENV NODE_ENV=production \
+    LOG_FORMAT=json \
     HOST=0.0.0.0 \
     RENDERER_HOST=0.0.0.0
 WORKDIR /app

@@ -40,6 +40,7 @@ import { Redirects } from './redirects.ts'
 import { RendererPool } from './renderer-pool.ts'
 import { apiRoutes } from './routes/api.ts'
 import { buildRoutes } from './routes/builds.ts'
+import { setUpDevReload } from './routes/dev-reload.ts'
 import { healthRoutes } from './routes/health.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { purgeRoutes } from './routes/purge.ts'
@@ -122,10 +123,11 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   let answerFromPageCache: (request: IncomingMessage, response: ServerResponse) => boolean = () => false
   // One rule for Fastify's request.ip and .protocol and for the page-cache fast path.
   const trustProxy = trustFunction(config.trustProxy)
+  const logging = loggingOptions({ service: 'gateway', level: config.logLevel, format: config.logFormat }, options.logStream)
   const app = Fastify({
     serverFactory: (handler, serverOptions) =>
       serverWithPageCacheHits(handler, serverOptions, (request, response) => answerFromPageCache(request, response), config.headersTimeoutMs),
-    ...loggingOptions(config.logLevel, options.logStream),
+    ...logging,
     bodyLimit: config.maxBodyBytes,
     routerOptions: { maxParamLength: 1024 },
     trustProxy,
@@ -222,7 +224,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     // Bound once: labelling a counter on every hit costs more than the hit.
     const plainHits = metrics.requests.labels({ route: PAGE_ROUTE, method: 'GET', status: '200' })
     const pageHits = cacheLookups.labels({ cache: 'page', result: 'HIT' })
-    answerFromPageCache = createPageCacheHits({
+    // onHit runs synchronously inside answerHit: one variable times each hit.
+    let hitStartedAt = 0
+    const answerHit = createPageCacheHits({
       pageCache,
       accepting: () => !app.drain.draining,
       isHttps: (request) => isHttps(request, trustProxy),
@@ -231,9 +235,13 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
         if (statusCode === 200 && request.method === 'GET') plainHits.inc()
         else metrics.requests.inc({ route: PAGE_ROUTE, method: request.method ?? 'GET', status: String(statusCode) })
         pageHits.inc()
-        app.log.info({ requestId, req: request, statusCode, cache: 'HIT' }, 'request completed')
+        logging.logController.completed(app.log, { requestId, req: request, res: { statusCode }, cache: 'HIT', responseTime: performance.now() - hitStartedAt })
       },
     })
+    answerFromPageCache = (request, response) => {
+      hitStartedAt = performance.now()
+      return answerHit(request, response)
+    }
   }
   app.decorate('build', loadBuildInfo(config.distDir, config.buildId, () => redirects.rules()))
   app.addHook('onClose', async () => {
@@ -300,15 +308,17 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
       schemaToken: config.craftSchemaToken,
       version: config.embeddedCraftVersion,
       assetUrl: volumeUrl(config.embeddedAssetUrl),
+      logController: logging.logController,
     })
     await app.register(embeddedAssets, { root: config.embeddedAssetDir })
     await app.register(liveUpdates, { store, contentDir: config.contentDir })
   }
-  await setUpInternalListener(app, metrics.registry)
+  await setUpInternalListener(app, metrics.registry, logging.logController)
   await app.register(healthRoutes)
   await app.register(apiRoutes)
   await app.register(purgeRoutes)
   await app.register(buildRoutes)
+  if (config.devReloadFile !== undefined) setUpDevReload(app, config.devReloadFile)
   await app.register(seoRoutes, { routes })
   await app.register(fastifyStatic, { root: config.publicDir, wildcard: false, index: false, preCompressed: false })
   const clientDir = join(config.distDir, 'client')
@@ -316,7 +326,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     await app.register(fastifyStatic, {
       root: clientDir,
       prefix: '/assets/',
-      wildcard: false,
+      // In dev the client is rebuilt under new names while the gateway runs: looked up per request, not listed once.
+      wildcard: config.devReloadFile !== undefined,
       decorateReply: false,
       immutable: true,
       maxAge: 31_536_000_000,

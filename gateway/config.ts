@@ -2,9 +2,11 @@ import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import {
   ConfigError,
   type Env,
+  type LogFormat,
   type LogLevel,
   readBoolean,
   readInteger,
+  readLogFormat,
   readLogLevel,
   readOptionalSecret,
   readOptionalString,
@@ -61,6 +63,8 @@ export interface GatewayConfig {
   siteHandle: string
   siteUrl: URL
   logLevel: LogLevel
+  /** JSON lines, or one readable line per request for people at a terminal. */
+  logFormat: LogFormat
   upstream: {
     connectTimeoutMs: number
     headersTimeoutMs: number
@@ -138,6 +142,13 @@ export interface GatewayConfig {
   contentDir: string
   /** The embedded content's asset volume, served under /cms-assets/ when the embedded API is on. */
   embeddedAssetDir: string
+  /**
+   * `npm run dev` only: a file whose content changes when open pages should
+   * reload (a service was rebuilt and is ready). Set, the gateway streams it
+   * on DEV_RELOAD_PATH, names it in every answer's Server-Timing, and serves
+   * the built client files as they appear; unset, none of that.
+   */
+  devReloadFile: string | undefined
 }
 
 function readOriginList(env: Env, name: string): string[] | undefined {
@@ -207,6 +218,13 @@ function readRequestTimeouts(env: Env): { requestTimeoutMs: number; headersTimeo
   return { requestTimeoutMs, headersTimeoutMs }
 }
 
+/** Dev mode's reload signal; refused where NODE_ENV says production, so a copied dev setting cannot reach a live site. */
+function readDevReloadFile(env: Env): string | undefined {
+  const file = readOptionalString(env, 'DEV_RELOAD_FILE')
+  if (file !== undefined && env.NODE_ENV === 'production') throw new ConfigError('DEV_RELOAD_FILE is for `npm run dev` only and is refused with NODE_ENV=production')
+  return file
+}
+
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const craftApiUrl = readOptionalUrl(env, 'CRAFT_API_URL')
   const siteHandle = readString(env, 'SITE_HANDLE', DEFAULT_SITE_HANDLE, SITE_HANDLE_PATTERN)
@@ -236,6 +254,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     siteHandle,
     siteUrl,
     logLevel: readLogLevel(env),
+    logFormat: readLogFormat(env, process.stdout.isTTY === true),
     upstream: {
       connectTimeoutMs: readInteger(env, 'UPSTREAM_CONNECT_TIMEOUT_MS', 2000, 10, 60_000),
       headersTimeoutMs: readInteger(env, 'UPSTREAM_HEADERS_TIMEOUT_MS', 8000, 10, 120_000),
@@ -285,5 +304,6 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     publicDir: readString(env, 'PUBLIC_DIR', new URL('../public', import.meta.url).pathname),
     contentDir: readString(env, 'CONTENT_DIR', new URL('../gateway/embedded-cms/content', import.meta.url).pathname),
     embeddedAssetDir: new URL('../gateway/embedded-cms/assets', import.meta.url).pathname,
+    devReloadFile: readDevReloadFile(env),
   }
 }

@@ -1,6 +1,6 @@
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
-import { requestIdOf } from '../shared/logging.ts'
+import { type RequestLogController, requestIdOf } from '../shared/logging.ts'
 import { Readiness, checkReadiness } from './readiness.ts'
 import { internalRoutes } from './routes/health.ts'
 
@@ -20,12 +20,12 @@ declare module 'fastify' {
  * logger. Readiness asks the CMS, the renderers and Redis, and metrics tell
  * versions and latencies: neither belongs on the public port.
  */
-export async function setUpInternalListener(gateway: FastifyInstance, registry: Registry): Promise<void> {
+export async function setUpInternalListener(gateway: FastifyInstance, registry: Registry, logController: RequestLogController): Promise<void> {
   const internal = Fastify({
     loggerInstance: gateway.log.child({ listener: 'internal' }),
     genReqId: requestIdOf,
-    // Probes and scrapes every few seconds would drown the log; readiness changes are logged instead.
-    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    // Its routes are probes and scrapes, logged at debug; readiness changes are logged at info instead.
+    logController,
     return503OnClosing: true,
   })
   const readiness = new Readiness({

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
-import { loggingOptions } from '../shared/logging.ts'
+import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, type RenderRequest, decodeRenderRequest } from '../shared/render-request.ts'
@@ -43,7 +43,7 @@ function refuse(reply: FastifyReply, statusCode: number, code: string, message: 
 /** The renderer: GET any path, answer with the streamed HTML of that page. */
 export async function buildRenderer(config: RendererConfig, options: RendererOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    ...loggingOptions(config.logLevel, options.logStream),
+    ...loggingOptions({ service: 'renderer', level: config.logLevel, format: config.logFormat }, options.logStream),
     return503OnClosing: true,
     // A path the router cannot decode (`/%ff`, its only framework error here) is refused like any other bad path.
     frameworkErrors: (_error, _request, reply) => refuse(reply, 400, 'BAD_REQUEST', 'Invalid path'),
@@ -70,8 +70,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   serveMetrics(app, metrics.registry)
   const renderSeconds = histogram(metrics.registry, 'render_duration_seconds', 'Time from request to the last byte of a page, by status', ['status'])
 
-  app.get('/healthz', async () => ({ status: 'ok' }))
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok' }))
+  app.get('/readyz', PROBE_ROUTE, async (_request, reply) => {
     const gatewayUp = await gateway.healthy()
     return reply
       .code(gatewayUp ? 200 : 503)

@@ -1,4 +1,4 @@
-import { type Env, type LogLevel, readInteger, readLogLevel, readOptionalSecret, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
+import { type Env, type LogFormat, type LogLevel, readInteger, readLogFormat, readLogLevel, readOptionalSecret, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 
 export interface RendererConfig {
@@ -7,6 +7,8 @@ export interface RendererConfig {
   /** The renderer's only source of data. */
   gatewayUrl: URL
   logLevel: LogLevel
+  /** JSON lines, or one readable line per request for people at a terminal. */
+  logFormat: LogFormat
   /** A render still streaming after this long is aborted. */
   renderTimeoutMs: number
   payloadTimeoutMs: number
@@ -27,6 +29,7 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     port: readInteger(env, 'RENDERER_PORT', 3001, 0, 65535),
     gatewayUrl: readUrl(env, 'GATEWAY_URL', 'http://127.0.0.1:3000'),
     logLevel: readLogLevel(env),
+    logFormat: readLogFormat(env, process.stdout.isTTY === true),
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
     payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
     graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL'),

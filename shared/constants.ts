@@ -79,6 +79,10 @@ export const LIVE_UPDATES_PATH = '/cms/live'
 export const PAYLOAD_SUFFIX = '/_payload.json'
 export const LATEST_BUILD_PATH = '/builds/latest.json'
 export const BUILD_META_PREFIX = '/builds/meta/'
+/** `npm run dev` only: the gateway's stream that tells open pages to reload after a rebuild. */
+export const DEV_RELOAD_PATH = '/__dev/reload'
+/** The Server-Timing entry in which the gateway names the generation an answer was made in (`npm run dev` only). */
+export const DEV_GENERATION_TIMING = 'dev-generation'
 
 // Headers between the services
 export const REQUEST_ID_HEADER = 'x-request-id'

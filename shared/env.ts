@@ -100,5 +100,16 @@ export function readLogLevel(env: Env, fallback: LogLevel = 'info'): LogLevel {
   return value as LogLevel
 }
 
+export const LOG_FORMATS = ['json', 'pretty'] as const
+export type LogFormat = (typeof LOG_FORMATS)[number]
+
+/** LOG_FORMAT: json or pretty; unset, pretty lines in a terminal and JSON lines anywhere else. */
+export function readLogFormat(env: Env, terminal: boolean): LogFormat {
+  const value = raw(env, 'LOG_FORMAT')?.toLowerCase()
+  if (value === undefined) return terminal ? 'pretty' : 'json'
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new ConfigError(`LOG_FORMAT="${value}" is not one of ${LOG_FORMATS.join(', ')}`)
+  return value as LogFormat
+}
+
 /** A valid incoming request id is kept; anything else is replaced. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/

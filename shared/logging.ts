@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { LogController } from 'fastify'
-import { PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER } from './constants.ts'
-import { type LogLevel, REQUEST_ID_PATTERN } from './env.ts'
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import { CACHE_STATUS_HEADER, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER } from './constants.ts'
+import { type LogFormat, type LogLevel, REQUEST_ID_PATTERN } from './env.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Health, readiness and metrics, asked by machines every few seconds: their request lines are at debug. */
+    probe?: boolean
+  }
+}
+
+/** The route options of a probe's route. */
+export const PROBE_ROUTE = { config: { probe: true } }
 
 /** Tokens never reach a log line: cut from URLs, and their headers redacted. */
 export function redactUrl(url: string): string {
@@ -25,18 +35,103 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID()
 }
 
-/** Fastify options both services log with: pino JSON, redacted, one request id label. */
-export function loggingOptions(level: LogLevel, stream?: NodeJS.WritableStream) {
+/** What the one line of an answered request says; the page-cache fast path logs the same. */
+export interface CompletedRequest {
+  req: { method?: string | undefined; url?: string | undefined }
+  res: { statusCode: number }
+  /** The answer's X-Cache, when it has one. */
+  cache?: string | undefined
+  /** Milliseconds from the request to the answer. */
+  responseTime: number
+  requestId?: string
+}
+
+/**
+ * Fastify's request lines, one per answered request: 'request completed' with
+ * the method, address, status, X-Cache and time. In JSON 'incoming request'
+ * stays beside it (tests and tools follow a request by it); in a terminal it
+ * is debug. Probes' lines are debug in both.
+ */
+export class RequestLogController extends LogController {
+  readonly #pretty: boolean
+
+  constructor(format: LogFormat) {
+    super({ requestIdLogLabel: 'requestId' })
+    this.#pretty = format === 'pretty'
+  }
+
+  override incomingRequest(request: FastifyRequest): void {
+    if (this.#pretty || isProbe(request)) request.log.debug({ req: request }, 'incoming request')
+    else request.log.info({ req: request }, 'incoming request')
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const cache = reply.getHeader(CACHE_STATUS_HEADER)
+    const line: CompletedRequest = { req: request, res: reply, cache: typeof cache === 'string' ? cache : undefined, responseTime: reply.elapsedTime }
+    if (error) reply.log.error({ ...line, responseTime: roundedMs(line.responseTime), err: error }, 'request errored')
+    else this.completed(reply.log, line, isProbe(request) ? 'debug' : 'info')
+  }
+
+  /** The line of an answered request. In a terminal the request is the message; in JSON the message says 'request completed'. */
+  completed(log: FastifyBaseLogger, line: CompletedRequest, level: 'info' | 'debug' = 'info'): void {
+    const fields = { ...line, responseTime: roundedMs(line.responseTime) }
+    if (this.#pretty) log[level](fields)
+    else log[level](fields, 'request completed')
+  }
+}
+
+function isProbe(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.probe === true
+}
+
+function roundedMs(ms: number): number {
+  return Math.round(ms * 100) / 100
+}
+
+/**
+ * pino-pretty, in pino's worker thread, for people at a terminal: one line
+ * per answered request, `GET /over-ons 200 MISS 12.3ms [request id]`;
+ * other lines their message after the request id, if any.
+ */
+function prettyTransport() {
+  return {
+    target: 'pino-pretty',
+    options: {
+      colorize: process.stdout.hasColors?.() ?? false,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,req,res,cache,responseTime,requestId',
+      messageFormat:
+        '{if req.method}{req.method} {req.url} {end}{if res.statusCode}{res.statusCode} {end}{if cache}{cache} {end}{if responseTime}{responseTime}ms {end}{if requestId}[{requestId}] {end}{msg}',
+      singleLine: true,
+    },
+  }
+}
+
+export interface LogSettings {
+  /** The name on every line: gateway or renderer. */
+  service: string
+  level: LogLevel
+  format: LogFormat
+}
+
+/**
+ * Fastify options both services log with: JSON lines, or pino-pretty in a
+ * terminal; redacted either way, one request id label. Into `stream` (tests
+ * collect lines) always JSON.
+ */
+export function loggingOptions(settings: LogSettings, stream?: NodeJS.WritableStream) {
+  const format = stream ? 'json' : settings.format
   return {
     logger: {
-      level,
+      name: settings.service,
+      level: settings.level,
       redact: { paths: LOG_REDACT_PATHS, censor: '[Redacted]' },
       serializers: {
         req: (request: { method: string; url: string }) => ({ method: request.method, url: redactUrl(request.url) }),
       },
-      ...(stream ? { stream } : {}),
+      ...(stream ? { stream } : format === 'pretty' ? { transport: prettyTransport() } : {}),
     },
     genReqId: requestIdOf,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLogController(format),
   }
 }

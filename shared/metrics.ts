@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { PROBE_ROUTE } from './logging.ts'
 
 export interface ServiceMetrics {
   registry: Registry
@@ -28,7 +29,7 @@ export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetr
 
 /** GET /metrics in the text format; on the service itself, or on a listener of its own. */
 export function serveMetrics(app: FastifyInstance, registry: Registry): void {
-  app.get('/metrics', async (_request, reply) =>
+  app.get('/metrics', PROBE_ROUTE, async (_request, reply) =>
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
   )
 }

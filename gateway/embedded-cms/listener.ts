@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
-import { requestIdOf } from '../../shared/logging.ts'
+import { type RequestLogController, requestIdOf } from '../../shared/logging.ts'
 import { type EmbeddedCmsOptions, embeddedCms } from './plugin.ts'
 
 const LOOPBACK_HOST = '127.0.0.1'
@@ -18,12 +18,12 @@ export interface EmbeddedCmsListener {
  * peer's address would see only the load balancer.) It listens when the
  * gateway is ready, so before Craft's schema is asked for, and closes with it.
  */
-export async function startEmbeddedCmsListener(gateway: FastifyInstance, options: EmbeddedCmsOptions & { port: number }): Promise<EmbeddedCmsListener> {
-  const { port, ...cmsOptions } = options
+export async function startEmbeddedCmsListener(gateway: FastifyInstance, options: EmbeddedCmsOptions & { port: number; logController: RequestLogController }): Promise<EmbeddedCmsListener> {
+  const { port, logController, ...cmsOptions } = options
   const cms = Fastify({
     loggerInstance: gateway.log.child({ listener: 'embedded-cms' }),
     genReqId: requestIdOf,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController,
   })
   await cms.register(embeddedCms, cmsOptions)
   let url: URL | undefined

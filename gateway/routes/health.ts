@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
+import { PROBE_ROUTE } from '../../shared/logging.ts'
 import { serveMetrics } from '../../shared/metrics.ts'
 import type { Readiness } from '../readiness.ts'
 
@@ -12,7 +13,7 @@ const INTERNAL_PATHS = ['/readyz', '/metrics'] as const
  * route would ask the CMS for a page of that name.
  */
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/healthz', async () => ({ status: 'ok' }))
+  app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok' }))
   for (const path of INTERNAL_PATHS) app.get(path, async (_request, reply) => reply.callNotFound())
 }
 
@@ -24,8 +25,8 @@ export interface InternalRoutesOptions {
 
 /** The internal listener: /healthz, /readyz (503 while the gateway drains) and the gateway's /metrics. */
 export async function internalRoutes(internal: FastifyInstance, { gateway, readiness, registry }: InternalRoutesOptions): Promise<void> {
-  internal.get('/healthz', async () => ({ status: 'ok' }))
-  internal.get('/readyz', async (_request, reply) => {
+  internal.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok' }))
+  internal.get('/readyz', PROBE_ROUTE, async (_request, reply) => {
     reply.header('cache-control', 'no-store')
     if (gateway.drain.draining) return reply.code(503).send({ status: 'draining' })
     const report = await readiness.current()

@@ -8,11 +8,15 @@ import type { ScreenRegistry } from '../screens/registry.ts'
 import { type DeferredData, resolvedDeferred } from '../screens/types.ts'
 import { watchBuilds } from './build-watcher.ts'
 import { ClientApp, isBot } from './client-app.tsx'
+import { reloadOnRebuild } from './dev-reload.ts'
 import { PayloadLoader } from './payload-loader.ts'
 import { setUpToken } from './preview-token.ts'
 import { guardedFullLoad } from './reload-guard.ts'
 import { RENDER_FAILED_MESSAGE } from './render-error-boundary.tsx'
 import { SCREEN_CHUNKS, loadScreen } from './screen-chunks.ts'
+
+/** Set by the build (scripts/build-steps.mjs): true only in `npm run dev`, so production bundles drop the dev reload. */
+declare const __DEV_RELOAD__: boolean
 
 function readJson<T>(id: string): T | undefined {
   const text = document.getElementById(id)?.textContent
@@ -78,4 +82,5 @@ async function start(): Promise<void> {
   })
 }
 
+if (__DEV_RELOAD__) reloadOnRebuild()
 void start()

@@ -1,0 +1,230 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { build } from 'esbuild'
+import t from 'tap'
+import { request } from 'undici'
+import { buildGateway } from '../gateway/app.ts'
+import { loadGatewayConfig } from '../gateway/config.ts'
+import { clientBuildOptions } from '../scripts/build-steps.mjs'
+import { DEV_GENERATION_TIMING, DEV_RELOAD_PATH } from '../shared/constants.ts'
+import { hydrated, launchBrowser, openPage } from './helpers/browser.ts'
+import { freePort } from './helpers/ports.ts'
+import { ROOT } from './helpers/processes.ts'
+import { startSystem } from './helpers/system.ts'
+
+const HEADING = '#footer-contact'
+const LAYOUT = 'renderer/components/layout.tsx'
+const BUILDS_ROUTE = 'gateway/routes/builds.ts'
+
+t.test('the production client bundle has no trace of the dev reload; the dev bundle has it', async (t) => {
+  const outdir = join(tmpdir(), 'unwritten')
+  const texts = async (dev: boolean): Promise<string> => {
+    const result = await build({ ...clientBuildOptions({ dev, outdir }), write: false, logLevel: 'silent' })
+    return (result.outputFiles ?? []).filter((file) => file.path.endsWith('.js')).map((file) => file.text).join('\n')
+  }
+  const [production, dev] = await Promise.all([texts(false), texts(true)])
+  // Not t.match: a failure would print megabytes of bundle.
+  t.notOk(production.includes('__dev'), 'no /__dev/ address in production')
+  t.notOk(production.includes('EventSource'), 'no EventSource in production')
+  t.notOk(production.includes(DEV_GENERATION_TIMING), 'no reading of the generation in production')
+  t.ok(dev.includes(DEV_RELOAD_PATH), 'the dev bundle opens the stream')
+})
+
+t.test('the gateway serves the reload stream only with DEV_RELOAD_FILE, never with NODE_ENV=production', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'dev-reload-'))
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+  const file = join(folder, 'dev-generation')
+  writeFileSync(file, 'first')
+  t.throws(() => loadGatewayConfig({ DEV_RELOAD_FILE: file, NODE_ENV: 'production' }), /refused with NODE_ENV=production/)
+
+  const production = await startSystem()
+  t.teardown(() => production.close())
+  const answer = await request(`${production.url}${DEV_RELOAD_PATH}`)
+  await answer.body.dump()
+  t.equal(answer.statusCode, 404, 'without it the address is an unknown page')
+  t.notOk(answer.headers['server-timing'], 'and answers name no generation')
+
+  const dev = await buildGateway(loadGatewayConfig({ LOG_LEVEL: 'silent', DEV_RELOAD_FILE: file }))
+  let closed = false
+  t.teardown(() => (closed ? undefined : dev.close()))
+  const origin = await dev.listen({ host: '127.0.0.1', port: 0 })
+  t.equal((await dev.inject({ url: '/healthz' })).headers['server-timing'], `${DEV_GENERATION_TIMING};desc="first"`, 'every answer names the generation it was made in')
+  const response = await request(`${origin}${DEV_RELOAD_PATH}`)
+  t.equal(response.headers['content-type'], 'text/event-stream')
+  let received = ''
+  const events = response.body.setEncoding('utf8')[Symbol.asyncIterator]()
+  const nextData = async (): Promise<string> => {
+    for (;;) {
+      const data = /data: (.*)\n\n/.exec(received)
+      if (data) {
+        received = received.slice((data.index ?? 0) + data[0].length)
+        return data[1] ?? ''
+      }
+      const chunk = await events.next()
+      if (chunk.done) throw new Error('the stream ended')
+      received += String(chunk.value)
+    }
+  }
+  t.equal(await nextData(), 'first', 'the current generation on connect')
+  writeFileSync(file, 'second')
+  t.equal(await nextData(), 'second', 'and each new one')
+  const ended = (async () => {
+    while (!(await events.next()).done);
+  })()
+  await dev.close()
+  closed = true
+  await ended
+  t.pass('closing the gateway ends the open streams')
+})
+
+/** The dev process's output, and a wait for a line in it. */
+function watchOutput(child: ChildProcess) {
+  let text = ''
+  const waiters = new Set<() => void>()
+  const notify = (): void => {
+    for (const waiter of waiters) waiter()
+  }
+  child.stdout?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8')
+    notify()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8')
+    notify()
+  })
+  child.on('exit', notify)
+  return {
+    get text() {
+      return text
+    },
+    count: (pattern: RegExp): number => [...text.matchAll(new RegExp(pattern, 'g'))].length,
+    /** Resolves when `pattern` appears after offset `from`. */
+    until(pattern: RegExp, from: number): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (pattern.test(text.slice(from))) {
+            waiters.delete(check)
+            resolve()
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            waiters.delete(check)
+            reject(new Error(`npm run dev ended while waiting for ${pattern}:\n${text.slice(-3000)}`))
+          }
+        }
+        waiters.add(check)
+        check()
+      })
+    },
+  }
+}
+
+t.test('npm run dev: a saved component is on screen without a reload by hand; only the service that changed restarts', async (t) => {
+  const tree = mkdtempSync(join(tmpdir(), 'dev-mode-'))
+  for (const entry of ['gateway', 'renderer', 'shared', 'public', 'scripts', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, entry), join(tree, entry), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'))
+  const edit = (file: string, from: string, to: string): void => {
+    const path = join(tree, file)
+    const text = readFileSync(path, 'utf8')
+    if (!text.includes(from)) throw new Error(`${file} has no ${from}`)
+    writeFileSync(path, text.replace(from, to))
+  }
+
+  const [port, rendererPort, internalPort] = await Promise.all([freePort(), freePort(), freePort()])
+  const dev = spawn(process.execPath, ['scripts/dev.mjs'], {
+    cwd: tree,
+    // Its own process group, so the teardown reaches every process it started.
+    detached: true,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), RENDERER_PORT: String(rendererPort), INTERNAL_PORT: String(internalPort), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output = watchOutput(dev)
+  const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve))
+  const browser = await launchBrowser()
+  t.teardown(async () => {
+    if (!t.passing()) t.comment(`npm run dev said:\n${output.text.slice(-4000)}`)
+    await browser.close()
+    // Whatever the last subtest left running; SIGTERM's clean stop is a subtest of its own.
+    try {
+      if (dev.pid !== undefined) process.kill(-dev.pid, 'SIGKILL')
+    } catch {
+      // the group is empty already
+    }
+    await exited
+    rmSync(tree, { recursive: true, force: true })
+  })
+  await output.until(/\[dev\] (ready on|not started)/, 0)
+  if (!/\[dev\] ready on/.test(output.text)) throw new Error(`npm run dev did not start:\n${output.text.slice(-3000)}`)
+  const site = `http://127.0.0.1:${port}`
+  const gatewayStarts = /\[dev\] gateway started/
+  const rendererStarts = /\[dev\] renderer started/
+
+  const { page } = await openPage(browser)
+  await page.goto(`${site}/`)
+  await hydrated(page)
+  await page.waitForFunction(() => document.documentElement.dataset.devGeneration !== undefined)
+  t.equal(await page.textContent(HEADING), 'Contact')
+  const marked = (): Promise<void> =>
+    page.evaluate(() => {
+      ;(window as unknown as { before?: boolean }).before = true
+    })
+  /** The page reloaded by itself and shows `text`, then hydrates with the client built from the same change. */
+  const reloadedWith = async (text: string): Promise<void> => {
+    await page.waitForFunction(
+      ([selector, expected]) => !(window as unknown as { before?: boolean }).before && document.querySelector(selector as string)?.textContent === expected,
+      [HEADING, text],
+      { timeout: 30_000 },
+    )
+    await hydrated(page)
+    if ((await page.textContent(HEADING)) !== text) throw new Error('the hydrated page shows another heading')
+  }
+
+  await t.test('a component changes: the renderer restarts, the gateway does not, and the page shows it', async (t) => {
+    await marked()
+    const [gateways, renderers] = [output.count(gatewayStarts), output.count(rendererStarts)]
+    const saved = performance.now()
+    edit(LAYOUT, '<h2 id="footer-contact">Contact</h2>', '<h2 id="footer-contact">Contact (bewerkt)</h2>')
+    await reloadedWith('Contact (bewerkt)')
+    t.comment(`the new heading was on screen ${Math.round(performance.now() - saved)} ms after the file was saved`)
+    t.comment([...output.text.matchAll(/\[dev\] pages reload: (.*)/g)].pop()?.[1] ?? '')
+    t.equal(output.count(rendererStarts), renderers + 1, 'the renderer restarted once')
+    t.equal(output.count(gatewayStarts), gateways, 'the gateway kept running')
+  })
+
+  await t.test('a gateway file changes: the gateway restarts and the page reloads', async (t) => {
+    await marked()
+    const [gateways, renderers] = [output.count(gatewayStarts), output.count(rendererStarts)]
+    edit(BUILDS_ROUTE, 'return { id: app.build.id, timestamp: app.build.timestamp }', "return { id: app.build.id, timestamp: app.build.timestamp, edited: 'yes' }")
+    await reloadedWith('Contact (bewerkt)')
+    t.equal(output.count(gatewayStarts), gateways + 1, 'the gateway restarted once')
+    t.equal(output.count(rendererStarts), renderers, 'the renderer kept running')
+    const latest = await request(`${site}/builds/latest.json`)
+    t.match(await latest.body.json(), { edited: 'yes' }, 'the restarted gateway runs the changed code')
+  })
+
+  await t.test('a syntax error is printed and changes nothing; fixing it brings the change', async (t) => {
+    await marked()
+    const from = output.text.length
+    const renderers = output.count(rendererStarts)
+    edit(LAYOUT, '<h2 id="footer-contact">Contact (bewerkt)</h2>', '<h2 id="footer-contact">Contact (bewerkt)</h2')
+    await output.until(/renderer not rebuilt/, from)
+    t.match(output.text.slice(from), /layout\.tsx/, "esbuild's error names the file")
+    t.equal(dev.exitCode, null, 'the watcher runs on')
+    t.equal(output.count(rendererStarts), renderers, 'the running renderer was left alone')
+    const page200 = await request(`${site}/`)
+    t.equal(page200.statusCode, 200, 'and still serves the site')
+    t.match(await page200.body.text(), 'Contact (bewerkt)')
+
+    edit(LAYOUT, '<h2 id="footer-contact">Contact (bewerkt)</h2', '<h2 id="footer-contact">Contact (hersteld)</h2>')
+    await reloadedWith('Contact (hersteld)')
+    t.equal(output.count(rendererStarts), renderers + 1)
+  })
+
+  await t.test('SIGTERM stops npm run dev and every service it started', async (t) => {
+    dev.kill('SIGTERM')
+    t.equal(await exited, 0)
+    for (const servicePort of [port, rendererPort]) {
+      await t.rejects(request(`http://127.0.0.1:${servicePort}/healthz`), { code: 'ECONNREFUSED' }, `nothing listens on ${servicePort}`)
+    }
+  })
+})
