@@ -102,7 +102,9 @@ export interface SharedPair {
 export async function startSharedPair(env: Record<string, string> = {}): Promise<SharedPair> {
   const redis = await startRedisServer()
   const upstream = await startFaultUpstream()
-  const shared = { CRAFT_API_URL: upstream.url, REDIS_URL: redis.url, PURGE_SECRET: PAIR_PURGE_SECRET, ...env }
+  // A loaded machine can take longer than the default 100 ms for one Redis command; the gateway then goes on without
+  // Redis by design, and a test of what Redis holds would see nothing stored. Tests of a slow Redis set their own.
+  const shared = { CRAFT_API_URL: upstream.url, REDIS_URL: redis.url, PURGE_SECRET: PAIR_PURGE_SECRET, REDIS_COMMAND_TIMEOUT_MS: '2000', ...env }
   const a = await startSystem(shared)
   const b = await startSystem(shared)
   return {
