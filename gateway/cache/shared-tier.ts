@@ -125,7 +125,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   private pausedUntil = 0
   private failuresSinceLog = 0
   private lastLogAt = -Infinity
-  private wasDown = false
+  /** A 'redis failing' line went out: the next time both connections are up, say so. */
+  private outageLogged = false
   private reportedUp = false
   private subscribedOnce = false
   /** The purge epoch this gateway has caught up with, from the channel. */
@@ -159,17 +160,12 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
 
     for (const client of [this.command, this.subscriber]) {
       client.on('error', (error: Error) => this.failed(error))
-      client.on('close', () => {
-        this.wasDown = true
-        this.reportState()
-      })
+      client.on('close', () => this.reportState())
       client.on('ready', () => this.reportState())
     }
     this.command.on('ready', () => {
       this.failuresInRow = 0
       this.pausedUntil = 0
-      if (this.wasDown) options.log.info('redis reachable again; the shared cache tier is back in use')
-      this.wasDown = false
       void this.flushPending()
     })
     this.subscriber.on('ready', () => void this.catchUp())
@@ -409,6 +405,12 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     const up = this.up
     if (up === this.reportedUp) return
     this.reportedUp = up
+    // The end of an outage is logged once for each time its start was: both connections flapping while they
+    // come back (a reconnect that times out on a loaded machine) would otherwise say so twice.
+    if (up && this.outageLogged) {
+      this.options.log.info('redis reachable again; the shared cache tier is back in use')
+      this.outageLogged = false
+    }
     this.emit(up ? 'up' : 'down')
   }
 
@@ -438,6 +440,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       this.options.log.warn({ err: error, failures: this.failuresSinceLog }, 'redis failing; serving from memory and the CMS')
       this.lastLogAt = now
       this.failuresSinceLog = 0
+      this.outageLogged = true
     }
   }
 
