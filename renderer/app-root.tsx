@@ -6,6 +6,7 @@ import { Breadcrumbs } from './components/breadcrumbs.tsx'
 import { breadcrumbsOf } from './structured-data.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { Layout } from './components/layout.tsx'
+import { PageHead } from './components/page-head.tsx'
 import { FALLBACK_COMPANY_NAME, SiteContext } from './components/site-context.tsx'
 import type { ScreenRegistry } from './screens/registry.ts'
 import type { DeferredData } from './screens/types.ts'
@@ -65,7 +66,7 @@ export function pageMeta(payload: PagePayload): PageMeta {
 /** Shown when a page is shared and has no image of its own. */
 export const DEFAULT_SHARE_IMAGE = '/images/delen-havenborg.png'
 
-/** The page inside its layout: the screen of the payload, or the error page. */
+/** The page inside its layout: the screen of the payload, or the error page; and its head (title, meta, JSON-LD). */
 export interface AppRootProps {
   payload: PagePayload
   deferred: DeferredData | null
@@ -76,12 +77,15 @@ export function AppRoot({ payload, deferred, screens }: AppRootProps) {
   const site = (payload.data.site as SiteSettingsData | undefined)?.globalSet ?? null
   const isError = payload.screen === 'error'
   const Screen = payload.screen === 'error' ? undefined : screens[payload.screen]
+  const meta = pageMeta(payload)
   return (
     <SiteContext.Provider value={site}>
       <Layout currentPath={payload.path} error={isError}>
-        <Breadcrumbs crumbs={breadcrumbsOf(payload, pageMeta(payload).heading)} />
+        <Breadcrumbs crumbs={breadcrumbsOf(payload, meta.heading)} />
         {Screen ? <Screen payload={payload} deferred={deferred} /> : <ErrorPage payload={payload} />}
       </Layout>
+      {/* Its tags go to the document's head, on the server and after every client navigation alike; after the layout, so the visible page streams first. */}
+      <PageHead payload={payload} meta={meta} />
     </SiteContext.Provider>
   )
 }

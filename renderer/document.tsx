@@ -1,10 +1,7 @@
 import { preloadModule } from 'react-dom'
-import type { SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { scriptJson } from '../shared/script-json.ts'
-import { FALLBACK_COMPANY_NAME } from './components/site-context.tsx'
-import { structuredData } from './structured-data.ts'
-import { AppRoot, pageMeta } from './app-root.tsx'
+import { AppRoot } from './app-root.tsx'
 import type { DeferredData } from './screens/types.ts'
 
 import { ALL_SCREENS } from './screens/all-screens.ts'
@@ -36,31 +33,12 @@ export interface DocumentProps {
 export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce, payloadJson, entryScript }: DocumentProps) {
   if (entryScript) preloadModule(entryScript, { as: 'script', nonce })
   for (const href of modulePreloads) preloadModule(href, { as: 'script', nonce })
-  const meta = pageMeta(payload)
-  const siteName = (payload.data.site as SiteSettingsData | undefined)?.globalSet?.companyName ?? FALLBACK_COMPANY_NAME
   return (
     <html lang="nl">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{meta.title}</title>
-        {meta.description ? <meta name="description" content={meta.description} /> : null}
-        {meta.noindex ? <meta name="robots" content="noindex" /> : null}
-        {meta.canonicalUrl ? <link rel="canonical" href={meta.canonicalUrl} /> : null}
-        <meta property="og:site_name" content={siteName} />
-        <meta property="og:locale" content="nl_NL" />
-        <meta property="og:type" content={payload.screen === 'article' ? 'article' : 'website'} />
-        <meta property="og:title" content={meta.heading ?? meta.title} />
-        {meta.description ? <meta property="og:description" content={meta.description} /> : null}
-        {meta.canonicalUrl ? <meta property="og:url" content={meta.canonicalUrl} /> : null}
-        {meta.image ? <meta property="og:image" content={meta.image} /> : null}
-        <meta name="twitter:card" content="summary_large_image" />
-        <meta name="twitter:title" content={meta.heading ?? meta.title} />
-        {meta.description ? <meta name="twitter:description" content={meta.description} /> : null}
-        {meta.image ? <meta name="twitter:image" content={meta.image} /> : null}
-        {structuredData(payload, meta.heading).map((item, index) => (
-          <script key={index} type="application/ld+json" dangerouslySetInnerHTML={{ __html: scriptJson(item) }} />
-        ))}
+        {/* Title, description, robots, canonical, Open Graph and Twitter tags: components/page-head.tsx (in AppRoot), hoisted here by React. */}
         <link rel="stylesheet" href={stylesheet} />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <noscript>

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { AppRoot, pageMeta } from '../app-root.tsx'
+import { AppRoot } from '../app-root.tsx'
 import { ROOT_ID } from '../document-ids.ts'
 import { IDLE_LOADING, LoadingContext, type LoadingState } from '../components/loading-state.tsx'
 import type { ScreenRegistry } from '../screens/registry.ts'
@@ -219,7 +219,6 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
 /** A view on screen; once it has rendered: the title and, after a client navigation, scroll position and focus for screen readers. */
 function Page({ view, screens, onShown }: { view: View; screens: ScreenRegistry; onShown?: (view: View) => void }) {
   useLayoutEffect(() => {
-    document.title = pageMeta(view.payload).title
     onShown?.(view)
     if (!view.navigated || view.refreshed) return
     const behavior = scrollBehaviour()
