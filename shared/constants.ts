@@ -107,7 +107,7 @@ export const RENDER_REQUEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 export const SITE_SETTINGS_HANDLE = 'siteSettings'
 
 /** Widths of the image transforms the site asks the CMS for (srcset). */
-export const IMAGE_WIDTHS = [480, 800, 1200] as const
+export const IMAGE_WIDTHS = [480, 800, 1200, 1600] as const
 /** The transform asked of the CMS for an image shared on social media (og:image, JSON-LD): the size those sites show. */
 export const SHARE_IMAGE = { width: 1200, height: 630 } as const
 

@@ -1,3 +1,5 @@
+import type { ModernImageUrls } from './image-sources.ts'
+
 /** Shapes of what the allowlisted operations return (see operations.ts). */
 
 export interface EntryBase {
@@ -20,7 +22,7 @@ export interface User {
   fullName: string | null
 }
 
-export interface Image {
+export interface Image extends ModernImageUrls {
   id: string
   url: string
   width: number | null

@@ -1,6 +1,7 @@
 import { IMAGE_WIDTHS, PRODUCT_PLACEHOLDER, SHARE_IMAGE, SITE_SETTINGS_HANDLE } from './constants.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION, entryTypeName, globalSetTypeName } from './craft-naming.ts'
 import { CHANNELS, SINGLE_SECTIONS, type SingleSectionTemplate, withProduct } from './sections.ts'
+import { MODERN_IMAGE_SELECTIONS } from './image-sources.ts'
 
 /**
  * The GraphQL documents the product uses: the gateway's allowlist. Type
@@ -50,8 +51,9 @@ const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri pos
 /**
  * `shareUrl`: a raster transform of the share size, for og:image and JSON-LD
  * (the original upload may be an SVG or a multi-megabyte photo).
+ * `webp480` …: the same widths as `srcset`, in the modern format (image-sources.ts).
  */
-const IMAGE = `fragment Image on AssetInterface { id url width height alt title srcset(sizes: ${JSON.stringify(IMAGE_WIDTHS.map((width) => `${width}w`))}) shareUrl: url(width: ${SHARE_IMAGE.width}, height: ${SHARE_IMAGE.height}, mode: "crop", format: "jpg") }`
+const IMAGE = `fragment Image on AssetInterface { id url width height alt title srcset(sizes: ${JSON.stringify(IMAGE_WIDTHS.map((width) => `${width}w`))}) ${MODERN_IMAGE_SELECTIONS} shareUrl: url(width: ${SHARE_IMAGE.width}, height: ${SHARE_IMAGE.height}, mode: "crop", format: "jpg") }`
 
 /** What the schema offers beyond what every site's schema has. */
 export interface SchemaFeatures {

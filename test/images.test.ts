@@ -13,24 +13,35 @@ const system = await startSystem({ PORT: String(port), EMBEDDED_ASSET_URL: ASSET
 t.teardown(() => system.close())
 
 const imgs = (html: string) => [...html.matchAll(/<img ([^>]+)\/?>/g)].map((m) => m[1] ?? '')
+/** `<picture><source …><img …></picture>`: the source's attributes and the image's. */
+const pictures = (html: string) => [...html.matchAll(/<picture><source ([^>]+?)\/?><img ([^>]+?)\/?><\/picture>/g)].map((m) => ({ source: m[1] ?? '', img: m[2] ?? '' }))
 const attr = (tag: string, name: string) => {
   const value = new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1]
   return value === undefined ? undefined : decodeEntities(value)
 }
 
-t.test('article images: width, height, alt from the CMS, a src and srcset of real files on the asset URL, eager above the fold', async (t) => {
+t.test('article images: width, height, alt from the CMS, a src and srcsets of real files on the asset URL, WebP first, eager above the fold', async (t) => {
   for (const slug of slugsOf(store, 'topical')) {
     const html = await (await request(`${system.url}/topical/${slug}`)).body.text()
-    const [img] = imgs(html)
-    t.ok(img, `${slug} has its image`)
-    if (!img) continue
+    const [picture] = pictures(html)
+    t.ok(picture, `${slug} has its image in a <picture>`)
+    if (!picture) continue
+    const { source, img } = picture
+    t.equal(attr(source, 'type'), 'image/webp', 'the WebP source comes first')
+    t.equal(attr(source, 'sizes'), attr(img, 'sizes'), 'with the same sizes as the fallback')
     t.ok(Number(attr(img, 'width')) > 0 && Number(attr(img, 'height')) > 0, 'width and height')
     t.ok((attr(img, 'alt') ?? '').length > 10, 'alt text from the CMS')
     t.notOk(attr(img, 'loading'), 'the article image is not lazy')
     t.ok(attr(img, 'sizes'), 'sizes')
     const candidates = (attr(img, 'srcSet') ?? attr(img, 'srcset') ?? '').split(', ')
-    t.same(candidates.map((c) => c.split(' ')[1]), ['480w', '800w', '1200w'], 'three widths')
-    const files = [[attr(img, 'src') ?? '', 'image/svg+xml'], ...candidates.map((candidate) => [candidate.split(' ')[0] ?? '', 'image/png'])]
+    const webp = (attr(source, 'srcSet') ?? attr(source, 'srcset') ?? '').split(', ')
+    t.same(candidates.map((c) => c.split(' ')[1]), ['480w', '800w', '1200w', '1600w'], 'four widths')
+    t.same(webp.map((c) => c.split(' ')[1]), ['480w', '800w', '1200w', '1600w'], 'four widths in WebP')
+    const files = [
+      [attr(img, 'src') ?? '', 'image/svg+xml'],
+      ...candidates.map((candidate) => [candidate.split(' ')[0] ?? '', 'image/png']),
+      ...webp.map((candidate) => [candidate.split(' ')[0] ?? '', 'image/webp']),
+    ]
     for (const [url, type] of files) {
       t.ok(url?.startsWith(`${ASSETS}/`), `${url} is absolute on the asset URL`)
       const response = await request(url ?? '')

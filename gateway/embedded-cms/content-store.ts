@@ -36,8 +36,11 @@ export interface StoredAsset {
   height: number | null
   alt: string | null
   mimeType: string | null
-  /** Image transforms by width, as Craft makes them: width -> path relative to the volume. */
-  transforms?: Record<string, string>
+  /**
+   * Image transforms as Craft makes them, by width and then by format
+   * (transforms.ts EMBEDDED_TRANSFORM_FORMATS): path relative to the volume.
+   */
+  transforms?: Record<string, Partial<Record<string, string>>>
 }
 
 export interface StoredGlobalSet {

@@ -7,7 +7,19 @@ import {
 } from 'graphql'
 import { type FieldDefinition, createContentModel } from '../../shared/content-model.ts'
 import { type CraftVersion, assetTypeName, entryTypeName, globalSetTypeName, tableRowTypeName } from '../../shared/craft-naming.ts'
-import type { ContentStore, EntryQuery, StoredAsset, StoredEntry, StoredGlobalSet, StoredUser } from './content-store.ts'
+import type { ContentStore, EntryQuery, StoredEntry, StoredGlobalSet, StoredUser } from './content-store.ts'
+import {
+  TRANSFORM_ARGS_SDL,
+  TRANSFORM_DIRECTIVE,
+  type TransformArgs,
+  type TransformedAsset,
+  directiveTransform,
+  effectiveTransform,
+  srcsetOf,
+  transformedPath,
+  transformedSize,
+  withTransform,
+} from './transforms.ts'
 
 export interface CmsContext {
   token: string | undefined
@@ -51,14 +63,14 @@ const USER_FIELDS = `id: ID
   name: String!
   username: String`
 
-/** Craft's `url` takes the transform directive's arguments; the embedded content has its transforms by width. */
+/** Craft's `url`, `width` and `height` take the transform directive's arguments (transforms.ts). */
 const ASSET_FIELDS = `id: ID
   uid: String
   title: String
   filename: String!
-  url(transform: String, width: Int, height: Int, mode: String, position: String, format: String, quality: Int): String
-  width: Int
-  height: Int
+  url(${TRANSFORM_ARGS_SDL}): String
+  width(${TRANSFORM_ARGS_SDL}): Int
+  height(${TRANSFORM_ARGS_SDL}): Int
   alt: String
   mimeType: String
   srcset(sizes: [String]!): String`
@@ -130,6 +142,8 @@ export function createCmsSchema(store: ContentStore, options: CmsSchemaOptions):
 scalar DateTime
 scalar Number
 scalar QueryArgument
+
+directive @${TRANSFORM_DIRECTIVE}(${TRANSFORM_ARGS_SDL}) on FIELD
 
 interface EntryInterface {
   ${entryFields}
@@ -205,10 +219,15 @@ type Query {
       if (!target) continue
       const handle = definition.handle
       const kind = definition.field.kind
-      target.resolve = (parent: { fields: Record<string, unknown> }, _args: unknown, ctx: CmsContext) => {
+      target.resolve = (parent: { fields: Record<string, unknown> }, _args: unknown, ctx: CmsContext, info) => {
         const value = parent.fields[handle]
         if (kind === 'entries') return store.entriesByIds(value, ctx.token)
-        if (kind === 'assets') return store.assetsByIds(value)
+        if (kind === 'assets') {
+          // `image @transform(…) { url srcset(…) }`: Craft gives every asset of the field that transform.
+          const transform = directiveTransform(info)
+          const assets = store.assetsByIds(value)
+          return transform ? assets.map((asset) => withTransform(asset, transform)) : assets
+        }
         // Craft's Table field normalises "no rows saved" to null.
         if (kind === 'table') return Array.isArray(value) && value.length > 0 ? value : null
         return value ?? null
@@ -241,20 +260,13 @@ type Query {
     uid: ((user: StoredUser) => `uid-user-${user.id}`) as GraphQLFieldResolver<never, CmsContext>,
     status: (() => 'active') as GraphQLFieldResolver<never, CmsContext>,
   })
-  attach(assetType, [], {
-    url: ((asset: StoredAsset, args: { width?: number | null }) => {
-      const transformed = args.width ? asset.transforms?.[String(args.width)] : undefined
-      return assetUrl(transformed ?? asset.url)
-    }) as GraphQLFieldResolver<never, CmsContext>,
-    // Craft's srcset(sizes: ["480w", …]): the transforms that exist, as a srcset attribute value.
-    srcset: ((asset: StoredAsset, args: { sizes: (string | null)[] }) => {
-      const parts = args.sizes.flatMap((size) => {
-        const width = /^(\d+)w$/.exec(size ?? '')?.[1]
-        const url = width ? asset.transforms?.[width] : undefined
-        return url ? [`${assetUrl(url)} ${width}w`] : []
-      })
-      return parts.length > 0 ? parts.join(', ') : null
-    }) as GraphQLFieldResolver<never, CmsContext>,
-  })
+  type AssetResolver = GraphQLFieldResolver<TransformedAsset, CmsContext, TransformArgs>
+  const url: AssetResolver = (asset, args, _ctx, info) => assetUrl(transformedPath(asset, effectiveTransform(asset, args, info)))
+  const width: AssetResolver = (asset, args, _ctx, info) => transformedSize(asset, effectiveTransform(asset, args, info)).width
+  const height: AssetResolver = (asset, args, _ctx, info) => transformedSize(asset, effectiveTransform(asset, args, info)).height
+  // Craft's srcset(sizes: ["480w", …]): the transforms that exist, in the asset's transform (its format), as a srcset attribute value.
+  const srcset: GraphQLFieldResolver<TransformedAsset, CmsContext, { sizes: (string | null)[] }> = (asset, args) =>
+    srcsetOf(asset, args.sizes, asset.appliedTransform, assetUrl)
+  attach(assetType, [], { url, width, height, srcset } as Record<string, GraphQLFieldResolver<never, CmsContext>>)
   return schema
 }

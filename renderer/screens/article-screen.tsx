@@ -5,6 +5,9 @@ import { RichText } from '../components/rich-text.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
+/** The image is as wide as the text column (46rem, .article-image), or the container less its padding (1.25rem a side). */
+const ARTICLE_IMAGE_SIZES = '(min-width: 48.5rem) 46rem, calc(100vw - 2.5rem)'
+
 export function ArticleScreen({ payload }: ScreenProps) {
   const article = dataOf<EntryData<Article>>(payload, 'entry')?.entry
   if (!article) return null
@@ -19,7 +22,7 @@ export function ArticleScreen({ payload }: ScreenProps) {
       </PageIntro>
       <div className="container">
         {image ? (
-          <ContentImage className="article-image" image={image} sizes="(min-width: 48rem) 46rem, 100vw" lazy={false} />
+          <ContentImage className="article-image" image={image} sizes={ARTICLE_IMAGE_SIZES} lazy={false} />
         ) : null}
         <RichText html={article.text} />
         <p>

@@ -6,6 +6,18 @@ import { formatDate, pathOfUri } from '../components/format.ts'
 import { SingleContent, singlePage } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
+/**
+ * How wide a card's image is (.article-list in styles.css): 1, 2 or 3 columns
+ * (from 36rem and 54rem) with 1.25rem gaps, in the container (at most 72rem,
+ * 1.25rem padding a side), less the card's padding (1.25rem a side) and border.
+ */
+const CARD_IMAGE_SIZES = [
+  '(min-width: 72rem) calc((72rem - 5rem) / 3 - 2.5rem - 2px)',
+  '(min-width: 54rem) calc((100vw - 5rem) / 3 - 2.5rem - 2px)',
+  '(min-width: 36rem) calc((100vw - 3.75rem) / 2 - 2.5rem - 2px)',
+  'calc(100vw - 5rem - 2px)',
+].join(', ')
+
 /** Cards in the first row are in view at once: only those after it load lazily. */
 const FIRST_ROW = 2
 
@@ -25,7 +37,7 @@ export function TopicalScreen({ payload }: ScreenProps) {
             return (
               <li key={article.id} className="card article-card">
                 {image ? (
-                  <ContentImage image={image} sizes="(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw" lazy={index >= FIRST_ROW} />
+                  <ContentImage image={image} sizes={CARD_IMAGE_SIZES} lazy={index >= FIRST_ROW} />
                 ) : null}
                 <h2>
                   <a href={pathOfUri(article.uri)}>{article.title}</a>
