@@ -4,7 +4,7 @@ import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/c
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { AppRoot } from '../app-root.tsx'
 import { ROOT_ID } from '../document-ids.ts'
-import { IDLE_LOADING, LoadingContext, type LoadingState } from '../components/loading-state.tsx'
+import { LoadingContext } from '../components/loading-state.tsx'
 import type { ScreenRegistry } from '../screens/registry.ts'
 import type { DeferredData } from '../screens/types.ts'
 import type { BuildWatcher } from './build-watcher.ts'
@@ -13,6 +13,7 @@ import type { PayloadLoader } from './payload-loader.ts'
 import { subscribeToChanges } from './live-updates.ts'
 import { guardedFullLoad } from './reload-guard.ts'
 import { RENDER_FAILED_MESSAGE, RenderErrorBoundary } from './render-error-boundary.tsx'
+import { ScrollPositions } from './scroll-positions.ts'
 import { type ScreenLoader, loadScreen } from './screen-chunks.ts'
 
 export interface ClientAppProps {
@@ -32,8 +33,12 @@ interface View {
   /** The location this view belongs to. */
   key: string
   hash: string
+  /** The history entry it is shown for (react-router's location.key): its scroll position is kept under it. */
+  entry: string
   /** Shown by a client navigation: scroll and move focus once it is on screen. */
   navigated?: boolean
+  /** Back, forward or a reload: scroll to where the entry was left, when it was. */
+  restore?: boolean
   /** Fresh data for the page already shown (live preview): keep scroll position and focus. */
   refreshed?: boolean
 }
@@ -81,9 +86,9 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   const location = useLocation()
   const navigate = useNavigate()
   const locationKey = `${location.pathname}${location.search}`
-  const [view, setView] = useState<View>({ payload: initial, deferred, key: locationKey, hash: location.hash })
-  const [loading, setLoading] = useState<LoadingState>(IDLE_LOADING)
-  const indicator = useMemo(() => new LoadingIndicator(setLoading), [])
+  const [view, setView] = useState<View>({ payload: initial, deferred, key: locationKey, hash: location.hash, entry: location.key, restore: true })
+  const indicator = useMemo(() => new LoadingIndicator(), [])
+  const [scroll] = useState(() => new ScrollPositions())
   const navigationType = useNavigationType()
   /** The last view that rendered: what a crawler keeps when the next one throws. */
   const shown = useRef(view)
@@ -91,17 +96,24 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   useEffect(() => {
     document.getElementById(ROOT_ID)?.setAttribute('data-hydrated', 'true')
   }, [])
+  useEffect(() => scroll.listen(), [scroll])
 
   // A location the view does not show yet: load its payload and its screen's code, then show it.
   useEffect(() => {
+    const { pathname, search, hash, key: entry } = location
+    const restore = navigationType === NavigationType.Pop
     if (locationKey === view.key) {
-      if (location.hash !== view.hash) setView((current) => ({ ...current, hash: location.hash }))
+      // Another entry of the page on screen (a #fragment): nothing to load; back to one, the position it was left at. Not
+      // recorded here: after a click on a #fragment link the browser has already scrolled; scroll events kept the position.
+      if (entry !== view.entry) {
+        setView((current) => ({ ...current, hash, entry, restore, navigated: false, refreshed: false }))
+      }
       return
     }
-    const { pathname, search, hash } = location
     // Back and forward after a new deployment load the page from the server too, like a click.
     if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
     let cancelled = false
+    let settled = false
     indicator.start()
     loader
       .load(pathname, search)
@@ -111,11 +123,14 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       })
       .then(
         (payload) => {
+          settled = true
           if (cancelled) return
           indicator.finish()
-          setView({ payload, deferred: null, key: locationKey, hash, navigated: true })
+          scroll.record()
+          setView({ payload, deferred: null, key: locationKey, hash, entry, navigated: true, restore })
         },
         (error: unknown) => {
+          settled = true
           if (cancelled) return
           indicator.finish({ error: true })
           console.error('[navigation] failed', error)
@@ -124,19 +139,23 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
             return
           }
           if (isBot()) return
+          scroll.record()
           setView({
             payload: failurePayload(pathname, `${pathname}${search}`, view.payload, 'De pagina kon niet worden geladen.'),
             deferred: null,
             key: locationKey,
             hash,
+            entry,
             navigated: true,
           })
         },
       )
     return () => {
       cancelled = true
+      // Left before it loaded (back to the page on screen, say): the bar stops; a next navigation starts it again.
+      if (!settled) indicator.finish()
     }
-  }, [locationKey, location.hash])
+  }, [locationKey, location.key])
 
   // Live preview: when the CMS says content changed, show the current page's fresh payload.
   const current = useRef(view)
@@ -208,23 +227,40 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   }, [])
 
   return (
-    <LoadingContext.Provider value={loading}>
-      <RenderErrorBoundary resetKey={view} fallback={() => <FailedPage view={view} shown={shown.current} screens={screens} />}>
-        <Page view={view} screens={screens} onShown={onShown} />
+    <LoadingContext.Provider value={indicator}>
+      <RenderErrorBoundary resetKey={view} fallback={() => <FailedPage view={view} shown={shown.current} screens={screens} scroll={scroll} />}>
+        <Page view={view} screens={screens} scroll={scroll} onShown={onShown} />
       </RenderErrorBoundary>
     </LoadingContext.Provider>
   )
 }
 
-/** A view on screen; once it has rendered: the title and, after a client navigation, scroll position and focus for screen readers. */
-function Page({ view, screens, onShown }: { view: View; screens: ScreenRegistry; onShown?: (view: View) => void }) {
+interface PageProps {
+  view: View
+  screens: ScreenRegistry
+  scroll: ScrollPositions
+  onShown?: (view: View) => void
+}
+
+/**
+ * A view on screen; once it has rendered: the title and, after a client
+ * navigation, scroll position and focus for screen readers. Back and forward
+ * go to where the visitor left that entry; a new navigation to the top or
+ * the #anchor.
+ */
+function Page({ view, screens, scroll, onShown }: PageProps) {
   useLayoutEffect(() => {
     onShown?.(view)
-    if (!view.navigated || view.refreshed) return
-    const behavior = scrollBehaviour()
-    const anchor = view.hash ? document.getElementById(decodeURIComponent(view.hash.slice(1))) : null
-    if (anchor) anchor.scrollIntoView({ behavior, block: 'start' })
-    else window.scrollTo({ top: 0, left: 0, behavior })
+    scroll.show(view.entry)
+    if (view.refreshed) return
+    const restored = view.restore === true && scroll.restore(view.entry)
+    if (!view.navigated) return
+    if (!restored) {
+      const behavior = scrollBehaviour()
+      const anchor = view.hash ? document.getElementById(decodeURIComponent(view.hash.slice(1))) : null
+      if (anchor) anchor.scrollIntoView({ behavior, block: 'start' })
+      else window.scrollTo({ top: 0, left: 0, behavior })
+    }
     const heading = document.querySelector('main h1')
     if (heading instanceof HTMLElement) {
       heading.tabIndex = -1
@@ -235,12 +271,12 @@ function Page({ view, screens, onShown }: { view: View; screens: ScreenRegistry;
 }
 
 /** A view that threw while rendering: people get the error page, crawlers keep the page they had (the error is only logged). */
-function FailedPage({ view, shown, screens }: { view: View; shown: View; screens: ScreenRegistry }) {
+function FailedPage({ view, shown, screens, scroll }: { view: View; shown: View; screens: ScreenRegistry; scroll: ScrollPositions }) {
   const replacement = useMemo<View>(() => {
     if (isBot()) return { ...shown, refreshed: true }
     const [path = view.key] = view.key.split('?')
     const payload = failurePayload(path, view.key, shown.payload, RENDER_FAILED_MESSAGE)
-    return { payload, deferred: null, key: view.key, hash: view.hash, ...(view.navigated ? { navigated: true } : {}) }
+    return { payload, deferred: null, key: view.key, hash: view.hash, entry: view.entry, ...(view.navigated ? { navigated: true } : {}) }
   }, [view, shown])
-  return <Page view={replacement} screens={screens} />
+  return <Page view={replacement} screens={screens} scroll={scroll} />
 }

@@ -13,6 +13,7 @@ import { PayloadLoader } from './payload-loader.ts'
 import { setUpToken } from './preview-token.ts'
 import { guardedFullLoad } from './reload-guard.ts'
 import { RENDER_FAILED_MESSAGE } from './render-error-boundary.tsx'
+import { keyHistoryEntry } from './scroll-positions.ts'
 import { SCREEN_CHUNKS, loadScreen } from './screen-chunks.ts'
 
 /** Set by the build (scripts/build-steps.mjs): true only in `npm run dev`, so production bundles drop the dev reload. */
@@ -45,6 +46,7 @@ async function start(): Promise<void> {
   const token = setUpToken(window.location.search)
   const loader = new PayloadLoader(token)
   const builds = watchBuilds(config.buildId, config.buildPollIntervalMs)
+  keyHistoryEntry()
   startTransition(() => {
     const root = hydrateRoot(
       container,

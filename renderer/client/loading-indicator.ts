@@ -1,5 +1,6 @@
 import { LOADING_BAR } from '../../shared/constants.ts'
-import { IDLE_LOADING, type LoadingState } from '../components/loading-state.tsx'
+import { LOADING_BAR_ERROR_GRADIENT } from '../components/loading-bar.tsx'
+import { IDLE_LOADING, type LoadingBarDriver, type LoadingState } from '../components/loading-state.tsx'
 
 /** Estimated progress after `elapsed` ms of a navigation expected to take `duration` ms: approaches 100, never reaches it. */
 export function estimatedProgress(duration: number, elapsed: number): number {
@@ -7,20 +8,36 @@ export function estimatedProgress(duration: number, elapsed: number): number {
   return (2 / Math.PI) * 100 * Math.atan(completion / 50)
 }
 
+/** Shows a state on a bar's element (React leaves these properties alone: it renders them idle, always the same). */
+function draw(element: HTMLElement, state: LoadingState): void {
+  element.dataset.visible = state.visible ? 'true' : 'false'
+  element.style.width = `${state.progress}%`
+  element.style.opacity = state.visible ? '1' : '0'
+  element.style.backgroundImage = state.failed ? LOADING_BAR_ERROR_GRADIENT : ''
+}
+
 /**
  * The loading bar's state machine: shown only after the throttle, progress
  * toward 100 over the estimated duration, 100 on finish, hidden after the
- * hide delay and reset after the reset delay; red on error.
+ * hide delay and reset after the reset delay; red on error. It draws on the
+ * bar's element directly: a frame of progress costs no React render.
  */
-export class LoadingIndicator {
+export class LoadingIndicator implements LoadingBarDriver {
   private state: LoadingState = IDLE_LOADING
+  private readonly bars = new Set<HTMLElement>()
   private throttleTimer: ReturnType<typeof setTimeout> | undefined
   private hideTimer: ReturnType<typeof setTimeout> | undefined
   private resetTimer: ReturnType<typeof setTimeout> | undefined
   private frame: number | undefined
   private done = true
 
-  constructor(private readonly onChange: (state: LoadingState) => void) {}
+  /** The bar's ref: a bar that mounts mid-navigation (the error page's, say) shows the state at once. */
+  readonly attach = (element: HTMLElement | null): (() => void) | undefined => {
+    if (!element) return undefined
+    this.bars.add(element)
+    draw(element, this.state)
+    return () => this.bars.delete(element)
+  }
 
   start(): void {
     this.clearAll()
@@ -61,7 +78,7 @@ export class LoadingIndicator {
 
   private set(state: LoadingState): void {
     this.state = state
-    this.onChange(state)
+    for (const bar of this.bars) draw(bar, state)
   }
 
   private clearAll(): void {

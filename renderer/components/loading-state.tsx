@@ -9,9 +9,18 @@ export interface LoadingState {
 
 export const IDLE_LOADING: LoadingState = { visible: false, progress: 0, failed: false }
 
-/** What the loading bar shows; the server always renders the idle state. */
-export const LoadingContext = createContext<LoadingState>(IDLE_LOADING)
+/**
+ * What animates the loading bar: it draws on the bar's element itself, every
+ * frame, so a navigation's progress never re-renders the page. The server
+ * (and a render without one) shows the idle bar.
+ */
+export interface LoadingBarDriver {
+  /** A ref callback for the bar's element; returns its cleanup. */
+  attach(element: HTMLElement | null): (() => void) | undefined
+}
 
-export function useLoadingState(): LoadingState {
+export const LoadingContext = createContext<LoadingBarDriver | null>(null)
+
+export function useLoadingBarDriver(): LoadingBarDriver | null {
   return useContext(LoadingContext)
 }
