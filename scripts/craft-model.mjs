@@ -57,7 +57,7 @@ export function craftModelTable(product = DEFAULT_SITE_HANDLE) {
     '|---|---|---|---|---|---|',
     ...rows,
     `| global set \`${model.globalSet.handle}\` | | \`${globalSetTypeName(model.globalSet.handle)}\` | same | ${model.globalSet.fields.map(fieldText).join('; ')} | every page (header, footer) |`,
-    `| asset volume \`${model.assetVolume}\` | | \`${assetTypeName(model.assetVolume)}\` | same | \`alt\`; transforms by \`srcset(sizes: [...])\` | articles (\`image\`) |`,
+    `| asset volume \`${model.assetVolume}\` | | \`${assetTypeName(model.assetVolume)}\` | same | \`alt\`; transforms by \`srcset(sizes: [...])\`, WebP by \`url(width: …, format: "webp")\` per width | articles (\`image\`) |`,
     `| users | | \`User\` | same | none: an article's author is Craft's own \`author { fullName }\` | articles |`,
     END,
   ].join('\n')
