@@ -12,6 +12,7 @@ import { scriptJson } from '../shared/script-json.ts'
 import { type SitePath, splitSitePath } from '../shared/site-path.ts'
 import type { RendererConfig } from './config.ts'
 import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
+import { readInlineStylesheet } from './inline-stylesheet.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
 import { renderComplete, renderPage } from './render.tsx'
 import { type DeferredData, resolvedDeferred } from './screens/types.ts'
@@ -51,6 +52,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
   const assets = builtAssets(config.distDir)
   const modulePreloads = readModulePreloads(config.distDir, assets.clientEntry)
+  const inlineStylesheet = readInlineStylesheet(config.distDir, assets.stylesheet)
   const client = {
     buildId: assets.id,
     buildPollIntervalMs: config.buildPollIntervalMs,
@@ -136,6 +138,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       cacheStatus: fetched.cacheStatus,
       waitForAll: BOT_USER_AGENT_PATTERN.test(userAgent),
       stylesheet: assets.stylesheet,
+      inlineStylesheet,
       clientEntry: assets.clientEntry,
       modulePreloads: preloadsFor(modulePreloads, payload.screen),
       // The browser hydrates from this script: it is the cleaned payload, serialised again only when cleaning changed it.

@@ -1,6 +1,6 @@
-import { preloadModule } from 'react-dom'
 import type { PagePayload } from '../shared/payload.ts'
 import { scriptJson } from '../shared/script-json.ts'
+import { preloadModules } from './module-preloads.ts'
 import { AppRoot } from './app-root.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -15,9 +15,11 @@ export interface DocumentProps {
   payload: PagePayload
   deferred: DeferredData | null
   stylesheet: string
+  /** The stylesheet's text, in a `<style>` with the nonce: no request of its own before the first paint. */
+  inlineStylesheet?: string | undefined
   client: ClientConfig
   modulePreloads: string[]
-  /** The response's script nonce, for the preload links under the page's Content-Security-Policy. */
+  /** The response's nonce, for the preload links and the inline style under the page's Content-Security-Policy. */
   nonce: string
   /** The payload as script-safe JSON, when it is at hand as such. */
   payloadJson?: string | undefined
@@ -30,19 +32,18 @@ export interface DocumentProps {
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet, client, modulePreloads, nonce, payloadJson, entryScript }: DocumentProps) {
-  if (entryScript) preloadModule(entryScript, { as: 'script', nonce })
-  for (const href of modulePreloads) preloadModule(href, { as: 'script', nonce })
+export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript }: DocumentProps) {
+  preloadModules(entryScript ? [entryScript, ...modulePreloads] : modulePreloads, nonce)
   return (
     <html lang="nl">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {/* Title, description, robots, canonical, Open Graph and Twitter tags: components/page-head.tsx (in AppRoot), hoisted here by React. */}
-        <link rel="stylesheet" href={stylesheet} />
+        {inlineStylesheet === undefined ? <link rel="stylesheet" href={stylesheet} /> : <style nonce={nonce} dangerouslySetInnerHTML={{ __html: inlineStylesheet }} />}
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <noscript>
-          <style>{'.menu-button{display:none}.site-nav{display:block}'}</style>
+          <style nonce={nonce}>{'.menu-button{display:none}.site-nav{display:block}'}</style>
         </noscript>
       </head>
       <body>

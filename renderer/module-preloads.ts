@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { type PreloadModuleOptions, preloadModule } from 'react-dom'
 import type { ScreenName } from '../shared/routes.ts'
 
 interface Metafile {
@@ -55,6 +56,17 @@ export function readModulePreloads(distDir: string, clientEntry: string | undefi
   const file = join(distDir, 'client-meta.json')
   if (!clientEntry || !existsSync(file)) return NONE
   return modulePreloadsOf(JSON.parse(readFileSync(file, 'utf8')) as Metafile, clientEntry)
+}
+
+/**
+ * Has React preload `hrefs` in the head of the page being rendered, at low
+ * priority: the page is rendered on the server, so its first paint needs none
+ * of them, and the document and its images should not wait for them (React
+ * preloads a bootstrap module at low priority for the same reason). React
+ * writes every option into the link; its types leave out `fetchPriority`.
+ */
+export function preloadModules(hrefs: string[], nonce: string): void {
+  for (const href of hrefs) preloadModule(href, { as: 'script', nonce, fetchPriority: 'low' } as PreloadModuleOptions)
 }
 
 /** What the page of `screen` preloads: the entry's chunks, then the screen's. */

@@ -16,6 +16,8 @@ export interface RenderOptions {
   /** Crawlers get the complete HTML before the first byte. */
   waitForAll: boolean
   stylesheet: string
+  /** The stylesheet's text, to put in the head instead of linking it; undefined: linked. */
+  inlineStylesheet: string | undefined
   /** Entry module of the browser bundle; absent when the bundle is not built. */
   clientEntry: string | undefined
   /** Modules of the bundle the page needs before it can hydrate. */
@@ -62,6 +64,7 @@ function documentOf(options: RenderOptions, nonce: string, entryScript: string |
       payload={options.payload}
       deferred={options.deferred}
       stylesheet={options.stylesheet}
+      inlineStylesheet={options.inlineStylesheet}
       client={options.client}
       modulePreloads={options.clientEntry ? options.modulePreloads : []}
       nonce={nonce}

@@ -6,15 +6,16 @@
 //   npm run bench                     10 s rounds, 3 interleaved rounds
 //   npm run bench -- --smoke          one round of a fixed number of requests per scenario, each
 //                                     answer checked (run by npm test so it cannot rot)
+//   npm run bench -- --js             only the first-load JavaScript of the build (no servers, no load)
 //   --out=FILE                        write the results there instead of bench/results.json
 import { execFileSync, execSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { describeFirstLoad, firstLoadJavaScript } from './first-load-js.mjs'
 import { freePort } from './free-port.mjs'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
@@ -256,30 +257,6 @@ async function ttfb(url) {
   return elapsed
 }
 
-function firstLoadJavaScript() {
-  const build = JSON.parse(readFileSync(join(root, 'dist/build.json'), 'utf8'))
-  const meta = JSON.parse(readFileSync(join(root, 'dist/client-meta.json'), 'utf8'))
-  const entry = `dist/client/${build.assets.client.split('/').pop()}`
-  const outputs = meta.outputs
-  const files = new Set([entry])
-  for (const item of outputs[entry]?.imports ?? []) if (item.kind === 'import-statement') files.add(item.path)
-  const home = Object.entries(outputs).find(([, output]) => Object.keys(output.inputs ?? {}).some((input) => input.endsWith('screens/home-screen.tsx')))
-  if (home) {
-    files.add(home[0])
-    for (const item of home[1].imports ?? []) if (item.kind === 'import-statement') files.add(item.path)
-  }
-  let raw = 0
-  let gzip = 0
-  let brotli = 0
-  for (const file of files) {
-    const bytes = readFileSync(join(root, file))
-    raw += bytes.length
-    gzip += gzipSync(bytes, { level: 9 }).length
-    brotli += brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length
-  }
-  return { files: files.size, raw, gzip, brotli }
-}
-
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
@@ -287,6 +264,10 @@ function rssOf(pid) {
 
 async function main() {
   if (!process.argv.includes('--no-build')) execSync('node scripts/build.mjs', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  if (process.argv.includes('--js')) {
+    console.log(describeFirstLoad(firstLoadJavaScript(root)))
+    return
+  }
   ensureTools()
 
   const cached = await startSystem('page cache', { PAGE_CACHE: 'true' })
@@ -420,7 +401,7 @@ async function main() {
     settings: smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS },
     scenarios: table,
     ttfb: ttfbResults,
-    first_load_javascript: firstLoadJavaScript(),
+    first_load_javascript: firstLoadJavaScript(root),
     gateway_memory: { distinct_urls: DISTINCT_URLS, page_cache_max_entries: 1000, rss_before_bytes: rssBefore, rss_halfway_bytes: rssHalfway, rss_after_bytes: rssAfter },
     targets: {
       scenario3_vs_bare_fastify: { target: 0.9, actual: table.find((row) => row.scenario === 3).vs_bare_fastify },
@@ -438,7 +419,7 @@ async function main() {
   console.log('|---|---|---|---|---|---|---|---|')
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} | ${row.vs_bare_fastify} |`)
   console.log(`TTFB: ${JSON.stringify(ttfbResults)}`)
-  console.log(`first-load JavaScript: ${JSON.stringify(results.first_load_javascript)}`)
+  console.log(describeFirstLoad(results.first_load_javascript))
   console.log(`gateway RSS: ${(rssBefore / 1048576).toFixed(1)} MiB before, ${(rssHalfway / 1048576).toFixed(1)} MiB after ${DISTINCT_URLS / 2} distinct URLs, ${(rssAfter / 1048576).toFixed(1)} MiB after ${DISTINCT_URLS}`)
   stopAll()
 }

@@ -13,5 +13,5 @@ mkdirSync(join(dist, 'client'), { recursive: true })
 await build(serverBuildOptions(['gateway', 'renderer'], { dev: false, outdir: dist }))
 const client = await build(clientBuildOptions({ dev: false, outdir: join(dist, 'client') }))
 const id = process.env.BUILD_ID || `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-writeAssets(dist, client.metafile, { id, compress: true })
+writeAssets(dist, client.metafile, { id, compress: true, minify: true })
 console.log(`built ${id}`)

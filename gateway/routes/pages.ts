@@ -7,7 +7,7 @@ import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { type SitePath, splitSitePath } from '../../shared/site-path.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
-import { contentSecurityPolicy, forCaching } from '../content-security.ts'
+import { type InlineSources, NO_INLINE_SOURCES, contentSecurityPolicy, forCaching, nonceSources } from '../content-security.ts'
 import { fallbackPage } from '../fallback-page.ts'
 import type { BuiltPayload, PayloadRequest } from '../payload/build-payload.ts'
 import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
@@ -86,10 +86,10 @@ function whenSent(reply: FastifyReply, body: Buffer | Readable, done: (whole: Bu
 
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
-  const csp = (scripts: string[]): string => contentSecurityPolicy(scripts, app.config.frameAncestors, app.config.connectSources, app.config.imageSources)
+  const csp = (inline: InlineSources): string => contentSecurityPolicy(inline, app.config.frameAncestors, app.config.connectSources, app.config.imageSources)
   // A fresh page's policy differs only in its nonce: the text around it is made once.
-  const [beforeNonce, afterNonce] = csp(["'nonce-\u0000'"]).split('\u0000') as [string, string]
-  const nonceCsp = (nonce: string): string => `${beforeNonce}${nonce}${afterNonce}`
+  const aroundNonce = csp(nonceSources('\u0000')).split('\u0000')
+  const nonceCsp = (nonce: string): string => aroundNonce.join(nonce)
   const previewLimit = new PreviewLimit(app, app.config.rateLimit.previewMax, app.config.rateLimit.windowMs)
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -325,7 +325,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     }
     const nonce = rendered.headers[CSP_NONCE_HEADER]
     reply.code(rendered.statusCode).headers(passed)
-    reply.header('content-security-policy', typeof nonce === 'string' ? nonceCsp(nonce) : csp([]))
+    reply.header('content-security-policy', typeof nonce === 'string' ? nonceCsp(nonce) : csp(NO_INLINE_SOURCES))
     if (context.preview) {
       app.pageCacheLookups('BYPASS')
       markPrivate(reply)
@@ -350,9 +350,9 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
             request.log.warn({ outcome: outcome ?? 'unknown' }, 'degraded render; not cached')
             return
           }
-          const { html, scriptHashes } = forCaching(body.toString('utf8'))
+          const { html, inline } = forCaching(body.toString('utf8'), typeof nonce === 'string' ? nonce : undefined)
           const cacheControl = publicCacheControl(app.config.cache.pageTtlMs, app.config.cache.staleWhileRevalidateMs)
-          const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(scriptHashes) }
+          const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': csp(inline) }
           const store = (tags: readonly string[]): void => app.pageCache.store(ticket, cacheKey, 200, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)
           const recorded = app.renderTags.take(request.id)
           if (recorded.length > 0) store(recorded)

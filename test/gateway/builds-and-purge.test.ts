@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
+import { ROOT } from '../helpers/processes.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const system = await startSystem({
@@ -132,8 +135,11 @@ t.test('the browser bundle is content-hashed and cached for a year', async (t) =
   t.equal(script.status, 200)
   t.equal(script.headers['cache-control'], 'public, max-age=31536000, immutable')
   t.match(String(script.headers['content-type']), /javascript/)
-  const stylesheet = /<link rel="stylesheet" href="(\/assets\/styles-[a-f0-9]+\.css)"/.exec(page.text)?.[1]
-  const css = await get(stylesheet ?? '/assets/missing.css')
+  // Pages carry the stylesheet inline; its hashed file is still served, for anything else that links it.
+  const build = JSON.parse(readFileSync(join(ROOT, 'dist/build.json'), 'utf8')) as { assets: { stylesheet: string } }
+  t.match(build.assets.stylesheet, /^\/assets\/styles-[a-f0-9]+\.css$/)
+  const css = await get(build.assets.stylesheet)
+  t.equal(css.status, 200)
   t.equal(css.headers['cache-control'], 'public, max-age=31536000, immutable')
 })
 
