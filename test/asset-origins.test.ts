@@ -36,7 +36,7 @@ const withoutImgSrc = (headers: Record<string, unknown>): string =>
     .split('; ')
     .filter((directive) => !directive.startsWith('img-src '))
     .join('; ')
-    .replace(/'nonce-[^']+'/, "'nonce'")
+    .replace(/'nonce-[^']+'/g, "'nonce'")
 const metaOf = (html: string, key: string): string | undefined => {
   const value = new RegExp(`<meta (?:name|property)="${key}" content="([^"]*)"`).exec(html)?.[1]
   return value === undefined ? undefined : decodeEntities(value)
