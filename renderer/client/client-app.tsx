@@ -1,5 +1,4 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { AppRoot } from '../app-root.tsx'
@@ -8,6 +7,7 @@ import { LoadingContext } from '../components/loading-state.tsx'
 import type { ScreenRegistry } from '../screens/registry.ts'
 import type { DeferredData } from '../screens/types.ts'
 import type { BuildWatcher } from './build-watcher.ts'
+import { useLocation, useNavigate, useNavigationType } from './browser-location.tsx'
 import { LoadingIndicator } from './loading-indicator.ts'
 import type { PayloadLoader } from './payload-loader.ts'
 import { subscribeToChanges } from './live-updates.ts'
@@ -33,7 +33,7 @@ interface View {
   /** The location this view belongs to. */
   key: string
   hash: string
-  /** The history entry it is shown for (react-router's location.key): its scroll position is kept under it. */
+  /** The history entry it is shown for (its key in history.state): its scroll position is kept under it. */
   entry: string
   /** Shown by a client navigation: scroll and move focus once it is on screen. */
   navigated?: boolean
@@ -78,7 +78,7 @@ function failurePayload(path: string, fullPath: string, previous: PagePayload, m
 }
 
 /**
- * The site in the browser: react-router's location drives which payload is
+ * The site in the browser: the history's location drives which payload is
  * shown; links navigate on the client, payloads load from the gateway and
  * are prefetched on hover, focus and touch.
  */
@@ -101,7 +101,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   // A location the view does not show yet: load its payload and its screen's code, then show it.
   useEffect(() => {
     const { pathname, search, hash, key: entry } = location
-    const restore = navigationType === NavigationType.Pop
+    const restore = navigationType === 'pop'
     if (locationKey === view.key) {
       // Another entry of the page on screen (a #fragment): nothing to load; back to one, the position it was left at. Not
       // recorded here: after a click on a #fragment link the browser has already scrolled; scroll events kept the position.
@@ -111,7 +111,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       return
     }
     // Back and forward after a new deployment load the page from the server too, like a click.
-    if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
+    if (navigationType === 'pop' && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
     let cancelled = false
     let settled = false
     indicator.start()

@@ -1,19 +1,19 @@
+import { NO_KEY, newEntryKey } from './browser-location.tsx'
+
 /** Where the positions outlive a reload: this tab's session storage. */
 const STORAGE_KEY = 'scroll-positions'
 /** Entries remembered at most; the oldest go first. */
 const MAX_ENTRIES = 100
-/** react-router's key of a history entry that has none in its state (a page opened afresh, or a native #fragment step). */
-const NO_KEY = 'default'
 
 /**
  * Gives the current history entry a key when it has none (a page opened
- * afresh), before react-router reads it: positions are kept per key, and
- * every page opened afresh would otherwise share react-router's "default".
+ * afresh), before the app reads it: positions are kept per key, and
+ * every page opened afresh would otherwise share the key "default".
  */
 export function keyHistoryEntry(): void {
   const state = window.history.state as Record<string, unknown> | null
   if (typeof state?.key === 'string') return
-  window.history.replaceState({ ...state, key: Math.random().toString(36).slice(2, 10) }, '')
+  window.history.replaceState({ ...state, key: newEntryKey() }, '')
 }
 
 /**
