@@ -32,7 +32,7 @@ import { embeddedAssets, volumeUrl } from './embedded-cms/assets.ts'
 import { ContentStore } from './embedded-cms/content-store.ts'
 import { type EmbeddedCmsListener, startEmbeddedCmsListener } from './embedded-cms/listener.ts'
 import { liveUpdates } from './embedded-cms/live-updates.ts'
-import { UpstreamUnavailableError } from './errors.ts'
+import { UpstreamUnavailableError, isCodedUpstreamError } from './errors.ts'
 import { setUpInternalListener } from './internal-listener.ts'
 import { PayloadBuilder } from './payload/build-payload.ts'
 import { RenderTags } from './payload/render-tags.ts'
@@ -77,6 +77,8 @@ const PAGE_ROUTE = '/*'
 export interface GatewayOptions {
   /** Where log lines go (tests collect them); stdout by default. */
   logStream?: NodeJS.WritableStream
+  /** Hooks of the caller's own on the root, in place before any route (tests add a slow send hook this way). */
+  beforeRoutes?: (app: FastifyInstance) => void
 }
 
 /** The Redis tier and its metrics; loaded only when REDIS_URL is set. */
@@ -212,6 +214,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
       dnsRefreshMs: config.rendererDnsRefreshMs,
       renderSecret: config.renderSecret,
       onMemberChange: (origin, up, reason) => app.log[up ? 'info' : 'warn']({ renderer: origin, reason }, up ? 'renderer back in turn' : 'renderer skipped'),
+      onLookupFailed: (host, error) => app.log.warn({ host, err: error }, 'renderer host name does not resolve; keeping its last addresses'),
     }),
   )
   const redirects = new Redirects(config.redirects, content, config.siteHandle, config.craftToken, app.log)
@@ -252,12 +255,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     reply.header(REQUEST_ID_HEADER, request.id)
   })
   app.addHook('onSend', cacheStatusOrBypass)
+  options.beforeRoutes?.(app)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
     if (statusCode >= 500) request.log.error({ err: error }, 'request failed')
     else request.log.info({ code: error.code, statusCode }, error.message)
-    const message = statusCode >= 500 && !error.code?.startsWith('UPSTREAM') ? 'Internal server error' : error.message
+    // Of a 5xx only the content service's coded errors say what happened; anything else could show the gateway's insides.
+    const message = statusCode >= 500 && !isCodedUpstreamError(error) ? 'Internal server error' : error.message
     const code = error.code ?? 'INTERNAL_SERVER_ERROR'
     if (statusCode >= 500 || statusCode === 404) return sendError(request, reply, statusCode, message, code)
     return reply.code(statusCode).send(errorBody(message, code))

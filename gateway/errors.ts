@@ -22,3 +22,32 @@ export type UpstreamError =
   | InstanceType<typeof UpstreamStatusError>
 /** An operation Craft's schema would refuse (found at start-up): its pages fail without asking Craft. */
 export const OperationUnavailableError = createError('UPSTREAM_SCHEMA_MISMATCH', 'The content service cannot answer %s with its current schema', 502)
+/** A load another gateway held (through the shared tier) failed with an error of its own insides: callers learn nothing of it. */
+export const SharedLoadFailedError = createError('INTERNAL_SERVER_ERROR', 'Internal server error', 500)
+
+/**
+ * The content service's coded errors: the only 5xx whose message reaches API
+ * callers, since each says what the CMS did and nothing of the gateway.
+ */
+const UPSTREAM_ERRORS = [UpstreamUnavailableError, UpstreamTimeoutError, UpstreamBadResponseError, UpstreamStatusError, OperationUnavailableError]
+const UPSTREAM_ERROR_BY_CODE = new Map<string, (typeof UPSTREAM_ERRORS)[number]>(UPSTREAM_ERRORS.map((Coded) => [new Coded().code, Coded]))
+
+export function isCodedUpstreamError(error: unknown): error is Error & { code: string; statusCode: number } {
+  return UPSTREAM_ERRORS.some((Coded) => error instanceof Coded)
+}
+
+/** What may travel to another gateway of a failed load (through Redis): a coded upstream error's code and message; of anything else nothing. */
+export function describeUpstreamError(error: unknown): { code: string; message: string } | undefined {
+  return isCodedUpstreamError(error) ? { code: error.code, message: error.message } : undefined
+}
+
+/** The error another gateway's load ended in, from its description: the same coded upstream error, or one that says only that it failed. */
+export function errorFromDescription(described: unknown): Error {
+  const { code, message } = (described ?? {}) as { code?: unknown; message?: unknown }
+  const Coded = typeof code === 'string' ? UPSTREAM_ERROR_BY_CODE.get(code) : undefined
+  if (!Coded) return new SharedLoadFailedError()
+  const error = new Coded()
+  // The message as the holder's error had it (UPSTREAM_STATUS names the status); it is one of these errors' own.
+  if (typeof message === 'string') error.message = message
+  return error
+}

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
-import { RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
+import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { RENDER_REQUEST_CONTENT_TYPE } from '../shared/render-request.ts'
 import { RenderSigner } from '../shared/render-signature.ts'
 import { afterCommitWindow } from './commit-window.ts'
@@ -38,6 +38,10 @@ export interface RendererPoolOptions {
   onMemberChange?: (origin: string, up: boolean, reason: string) => void
   /** Told after each look-up round: the members now, and the look-ups that failed (those URLs keep their last addresses). */
   onRefresh?: (members: PoolMember[], failures: { url: string; error: unknown }[]) => void
+  /** A host name that did not resolve: told at most once per DNS_FAILURE_LOG_INTERVAL_MS per host, so a lasting outage is one line per interval, not one per look-up. */
+  onLookupFailed?: (host: string, error: unknown) => void
+  /** The clock the interval above is measured on (tests move it). */
+  now?: () => number
 }
 
 export interface PoolMember {
@@ -73,6 +77,8 @@ export class RendererPool {
   private readonly timers: NodeJS.Timeout[] = []
   private probing = false
   private readonly signer: RenderSigner | undefined
+  /** When each host's failed look-up was last told. */
+  private readonly lookupFailureToldAt = new Map<string, number>()
 
   constructor(
     private readonly urls: readonly URL[],
@@ -179,6 +185,14 @@ export class RendererPool {
     this.options.onMemberChange?.(member.origin, up, reason)
   }
 
+  private tellLookupFailure(host: string, error: unknown): void {
+    const now = (this.options.now ?? Date.now)()
+    const told = this.lookupFailureToldAt.get(host)
+    if (told !== undefined && now - told < DNS_FAILURE_LOG_INTERVAL_MS) return
+    this.lookupFailureToldAt.set(host, now)
+    this.options.onLookupFailed?.(host, error)
+  }
+
   /** Members after a fresh look-up, keeping each known address's state; a name that does not resolve now keeps its last addresses. */
   private async refresh(): Promise<void> {
     const lookup = this.options.lookup ?? lookupAll
@@ -191,6 +205,7 @@ export class RendererPool {
           addresses = await resolveRenderer(url, lookup)
         } catch (error) {
           failures.push({ url: url.href, error })
+          this.tellLookupFailure(url.hostname, error)
           const previous = this.members.filter((member) => member.source === url.href)
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]

@@ -116,6 +116,9 @@ export const ARTICLES_PER_PAGE = 6
 /** Articles in the home page's "latest news" block. */
 export const HOME_LATEST_ARTICLES = 3
 
+/** A renderer host name that does not resolve is logged at most once in this long (per host): a lasting DNS outage is one line per interval. */
+export const DNS_FAILURE_LOG_INTERVAL_MS = 30_000
+
 // Shutdown
 /** SIGTERM to exit: what the container runtime waits for before SIGKILL is longer (stop_grace_period). */
 export const SHUTDOWN_DEADLINE_MS = 10_000

@@ -43,6 +43,7 @@ t.test('the shell reaches the visitor before the slow part of the page exists', 
     received += (value as Buffer).toString('utf8')
   }
   t.notOk(hold.released(), 'the slow query is still held upstream')
+  t.ok(received.startsWith('<!DOCTYPE html>'), 'the page starts at its beginning: nothing of the stream ran ahead of the response')
   t.match(received, /<h1[^>]*>/, 'the heading has arrived')
   t.notMatch(received, /data-loaded="true"/, 'the latest news has not')
   for (let i = 0; i < 100 && !upstream.calls.some((call) => call.operationName === 'LatestArticles'); i++) {

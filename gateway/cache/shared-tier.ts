@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { UpstreamAnswer } from '../craft/client.ts'
+import { describeUpstreamError, errorFromDescription } from '../errors.ts'
 import type { LoadedEntry, SharedEntry, SharedStore } from './query-cache.ts'
 
 export interface SharedTierOptions {
@@ -281,8 +282,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     try {
       entry = await load()
     } catch (error) {
-      const { code, statusCode, message } = error as { code?: unknown; statusCode?: unknown; message?: unknown }
-      await this.settle(lockKey, token, `E${JSON.stringify({ code, statusCode, message })}`)
+      // Only a coded upstream error's code and message: another gateway's caller must not read this one's insides.
+      await this.settle(lockKey, token, `E${JSON.stringify(describeUpstreamError(error) ?? {})}`)
       throw error
     }
     if (!entry.storable) {
@@ -309,17 +310,12 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   }
 
   private errorFrom(marker: string): Error {
-    let described: { code?: unknown; statusCode?: unknown; message?: unknown } = {}
     try {
-      described = JSON.parse(marker) as typeof described
+      return errorFromDescription(JSON.parse(marker))
     } catch {
-      // a marker from another version: a plain upstream failure
+      // a marker from another version: a failure that says nothing more
+      return errorFromDescription(undefined)
     }
-    const error = new Error(typeof described.message === 'string' ? described.message : 'The content service cannot be reached')
-    return Object.assign(error, {
-      code: typeof described.code === 'string' ? described.code : 'UPSTREAM_UNAVAILABLE',
-      statusCode: typeof described.statusCode === 'number' ? described.statusCode : 502,
-    })
   }
 
   private addPending(tags: readonly string[] | undefined): void {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import { type Readable, Transform, pipeline } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PAYLOAD_SUFFIX, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, errorPayload } from '../../shared/payload.ts'
@@ -71,17 +71,29 @@ function discard(rendered: RenderResponse): void {
 }
 
 /**
- * The whole body of a render once it has been sent on: the visitor's answer
- * then has every header the send hooks add (the stored page keeps them).
+ * The body to send, and the whole of it once it has gone out: the stored page
+ * is then the page the visitor got, with every header the send hooks added.
+ * A stream passes through a recorder between the render and `reply.send`: it
+ * records each chunk as the response reads it, so nothing flows before the
+ * response is ready for it, however long the send hooks take.
  */
-function whenSent(reply: FastifyReply, body: Buffer | Readable, done: (whole: Buffer) => void): void {
+function recordedWhenSent(reply: FastifyReply, body: Buffer | Readable, done: (whole: Buffer) => void): Buffer | Readable {
   if (Buffer.isBuffer(body)) {
     reply.raw.once('close', () => done(body))
-    return
+    return body
   }
   const chunks: Buffer[] = []
-  body.on('data', (chunk: Buffer) => chunks.push(chunk))
-  body.on('end', () => done(Buffer.concat(chunks)))
+  const recorder = new Transform({
+    transform(chunk: Buffer, _encoding, next) {
+      chunks.push(chunk)
+      next(null, chunk)
+    },
+  })
+  // The response read all of it: a visitor who left early (the recorder destroyed) leaves nothing to store.
+  recorder.once('end', () => done(Buffer.concat(chunks)))
+  // A failing render fails the recorder the response reads from; a visitor who leaves ends the render.
+  pipeline(body, recorder, () => undefined)
+  return recorder
 }
 
 /** Pages (proxied to a renderer, streamed through) and their payloads. */
@@ -343,7 +355,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
       }
       if (storable && rendered.statusCode === 200) {
         const { trailers } = rendered
-        whenSent(reply, rendered.body, (body) => {
+        return reply.send(recordedWhenSent(reply, rendered.body, (body) => {
           // A page rendered whole says so in a header, a streamed one in its trailer.
           const outcome = trailers[RENDER_OUTCOME_TRAILER] ?? rendered.headers[RENDER_OUTCOME_TRAILER]
           if (outcome !== 'complete') {
@@ -358,7 +370,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
           if (recorded.length > 0) store(recorded)
           // No payload of this render came through this gateway (the renderer asked another): the caches know the tags.
           else app.payloads.pageTags(url.path, url.search, context).then(store, (error: unknown) => request.log.warn({ err: error }, 'tags of the page unknown; not cached'))
-        })
+        }))
       }
     }
     return reply.send(rendered.body)

@@ -182,3 +182,33 @@ t.test('localhost through the system resolver: each of its addresses a member, n
   t.ok(pool.list().every((m) => m.host === `localhost:${port}`))
   t.same([...new Set(a.seen)], [`localhost:${port}`])
 })
+
+t.test('a host name that does not resolve is told at most once per 30 s per host', { timeout: 20_000 }, async (t) => {
+  const port = await freePort()
+  let clock = 1_000_000
+  const told: string[] = []
+  // The pool's timers are unref'd and nothing here listens: this keeps the process up while the look-ups repeat.
+  const alive = setInterval(() => undefined, 1000)
+  t.teardown(() => clearInterval(alive))
+  const refreshes = callsOf<[members: PoolMember[], failures: { url: string; error: unknown }[]]>()
+  const pool = new RendererPool([new URL(`http://renderer-a.internal:${port}`), new URL(`http://renderer-b.internal:${port}`)], 2000, {
+    ...options,
+    now: () => clock,
+    onRefresh: refreshes.record,
+    onLookupFailed: (host) => told.push(host),
+    lookup: async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })
+    },
+  })
+  t.teardown(() => pool.close())
+  // The first look-up and four repeats, all failing, within the same 30 s.
+  let failedRounds = 0
+  await refreshes.next((_members, failures) => failures.length === 2 && ++failedRounds === 5)
+  t.same(told.sort(), ['renderer-a.internal', 'renderer-b.internal'], 'each host told once, however often its look-up fails')
+  clock += 29_999
+  await refreshes.next((_members, failures) => failures.length === 2)
+  t.equal(told.length, 2, 'not again within 30 s')
+  clock += 1
+  await refreshes.next((_members, failures) => failures.length === 2)
+  t.equal(told.length, 4, 'again once 30 s have passed, once per host')
+})

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { buildGateway } from '../../gateway/app.ts'
+import { type GatewayOptions, buildGateway } from '../../gateway/app.ts'
 import { type GatewayConfig, loadGatewayConfig } from '../../gateway/config.ts'
 import { buildRenderer } from '../../renderer/app.ts'
 import { loadRendererConfig } from '../../renderer/config.ts'
@@ -42,7 +42,7 @@ export interface System {
  * loopback address (EMBEDDED_ASSET_URL) unless the test says otherwise, so
  * a browser loads them whatever SITE_URL says.
  */
-export async function startSystem(env: Record<string, string> = {}, tweak?: (config: GatewayConfig) => void): Promise<System> {
+export async function startSystem(env: Record<string, string> = {}, tweak?: (config: GatewayConfig) => void, gatewayOptions: Omit<GatewayOptions, 'logStream'> = {}): Promise<System> {
   const gatewayPort = env.PORT ? Number(env.PORT) : await freePort()
   const gatewayLogs = collectLogs()
   const rendererLogs = collectLogs()
@@ -65,7 +65,7 @@ export async function startSystem(env: Record<string, string> = {}, tweak?: (con
     ...env,
   })
   tweak?.(config)
-  const gateway = await buildGateway(config, { logStream: gatewayLogs.stream })
+  const gateway = await buildGateway(config, { ...gatewayOptions, logStream: gatewayLogs.stream })
   await gateway.listen({ host: '127.0.0.1', port: gatewayPort })
   const internalUrl = await gateway.internal.listen({ host: config.internalHost, port: config.internalPort })
   // The start-up check of Craft's schema is one upstream call: done before a test counts calls.
