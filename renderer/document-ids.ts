@@ -10,4 +10,10 @@ export interface ClientConfig {
   buildPollIntervalMs: number
   /** Live preview updates over graphql-transport-ws, when configured. */
   graphqlWsUrl?: string
+  /**
+   * The chunks the page needs to hydrate (renderer/module-preloads.ts): the
+   * entry has the browser fetch them all at once, but only after the first
+   * paint, so nothing the first screen does not use is fetched before it.
+   */
+  modulePreloads?: string[]
 }

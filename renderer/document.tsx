@@ -1,6 +1,6 @@
 import type { PagePayload } from '../shared/payload.ts'
 import { scriptJson } from '../shared/script-json.ts'
-import { preloadModules } from './module-preloads.ts'
+import { type PagePreloads, preloadModules } from './module-preloads.ts'
 import { AppRoot } from './app-root.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -18,7 +18,7 @@ export interface DocumentProps {
   /** The stylesheet's text, in a `<style>` with the nonce: no request of its own before the first paint. */
   inlineStylesheet?: string | undefined
   client: ClientConfig
-  modulePreloads: string[]
+  modulePreloads: PagePreloads
   /** The response's nonce, for the preload links and the inline style under the page's Content-Security-Policy. */
   nonce: string
   /** The payload as script-safe JSON, when it is at hand as such. */
@@ -33,7 +33,8 @@ export interface DocumentProps {
 
 /** The whole HTML document of a page, rendered by React. */
 export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript }: DocumentProps) {
-  preloadModules(entryScript ? [entryScript, ...modulePreloads] : modulePreloads, nonce)
+  // The entry and its static imports (a few hundred bytes) are preloaded with the page; it fetches the rest once the page has painted.
+  preloadModules(entryScript ? [entryScript, ...modulePreloads.withPage] : modulePreloads.withPage, nonce)
   return (
     <html lang="nl">
       <head>
@@ -51,7 +52,7 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
           <AppRoot payload={payload} deferred={deferred} screens={ALL_SCREENS} />
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />
-        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson(client) }} />
+        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint }) }} />
         {entryScript ? <script type="module" src={entryScript} nonce={nonce} /> : null}
       </body>
     </html>

@@ -13,10 +13,18 @@ interface Metafile {
  * arrived: the entry, then its chunks, then the screen, one after another.
  */
 export interface ModulePreloads {
-  /** Everything the entry imports statically, directly or through another chunk. */
+  /** What the entry imports statically: a few hundred bytes, fetched with the page. */
   entry: string[]
-  /** Each screen's chunk with the static imports the entry does not already bring. */
+  /** The chunks the entry imports once the page has painted (`hydrate.tsx`), with their static imports. */
+  hydration: string[]
+  /** Each screen's chunk with the static imports the entry and hydration do not already bring. */
   screens: Partial<Record<ScreenName, string[]>>
+}
+
+/** One page's module preloads: in its head, and for the entry to add once the page has painted. */
+export interface PagePreloads {
+  withPage: string[]
+  afterPaint: string[]
 }
 
 const assetUrl = (outputPath: string): string => `/assets/${basename(outputPath)}`
@@ -34,7 +42,20 @@ function staticClosure(metafile: Metafile, start: string): string[] {
   return [...seen]
 }
 
-const NONE: ModulePreloads = { entry: [], screens: {} }
+/** Each chunk the entry imports dynamically, with that chunk's static imports, less what the entry already has. */
+function hydrationClosure(metafile: Metafile, entry: string, entryImports: readonly string[]): string[] {
+  const loaded = new Set<string>()
+  for (const imported of metafile.outputs[entry]?.imports ?? []) {
+    if (imported.kind !== 'dynamic-import') continue
+    loaded.add(imported.path)
+    for (const chunk of staticClosure(metafile, imported.path)) loaded.add(chunk)
+  }
+  return [...loaded].filter((chunk) => !entryImports.includes(chunk))
+}
+
+const NONE: ModulePreloads = { entry: [], hydration: [], screens: {} }
+/** A page without a built bundle preloads nothing. */
+export const NO_PAGE_PRELOADS: PagePreloads = { withPage: [], afterPaint: [] }
 
 /** The preloads of a build whose entry is `clientEntry`; none for the metafile of another build. */
 export function modulePreloadsOf(metafile: Metafile, clientEntry: string): ModulePreloads {
@@ -42,13 +63,15 @@ export function modulePreloadsOf(metafile: Metafile, clientEntry: string): Modul
   const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('renderer/client/entry.tsx'))?.[0]
   if (!entry || assetUrl(entry) !== clientEntry) return NONE
   const entryImports = staticClosure(metafile, entry)
+  const hydration = hydrationClosure(metafile, entry, entryImports)
+  const before = [...entryImports, ...hydration]
   const screens: ModulePreloads['screens'] = {}
   for (const [path, output] of outputs) {
     const screen = /renderer\/screens\/([a-z]+)-screen\.tsx$/.exec(output.entryPoint ?? '')?.[1] as ScreenName | undefined
     if (!screen) continue
-    screens[screen] = [path, ...staticClosure(metafile, path).filter((chunk) => !entryImports.includes(chunk))].map(assetUrl)
+    screens[screen] = [path, ...staticClosure(metafile, path).filter((chunk) => !before.includes(chunk))].map(assetUrl)
   }
-  return { entry: entryImports.map(assetUrl), screens }
+  return { entry: entryImports.map(assetUrl), hydration: hydration.map(assetUrl), screens }
 }
 
 /** The preloads of the built bundle (dist/client-meta.json); none when the bundle is not built. */
@@ -69,7 +92,8 @@ export function preloadModules(hrefs: string[], nonce: string): void {
   for (const href of hrefs) preloadModule(href, { as: 'script', nonce, fetchPriority: 'low' } as PreloadModuleOptions)
 }
 
-/** What the page of `screen` preloads: the entry's chunks, then the screen's. */
-export function preloadsFor(preloads: ModulePreloads, screen: ScreenName | 'error'): string[] {
-  return screen === 'error' ? preloads.entry : [...preloads.entry, ...(preloads.screens[screen] ?? [])]
+/** What the page of `screen` preloads: the entry's chunks with the page; after its first paint the hydration's, then the screen's. */
+export function preloadsFor(preloads: ModulePreloads, screen: ScreenName | 'error'): PagePreloads {
+  const screenChunks = screen === 'error' ? [] : (preloads.screens[screen] ?? [])
+  return { withPage: preloads.entry, afterPaint: [...preloads.hydration, ...screenChunks] }
 }

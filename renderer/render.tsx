@@ -5,6 +5,7 @@ import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, RENDER_OUTCOME_TRAILER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { type ClientConfig, Document } from './document.tsx'
+import { NO_PAGE_PRELOADS, type PagePreloads } from './module-preloads.ts'
 import type { DeferredData } from './screens/types.ts'
 
 export interface RenderOptions {
@@ -21,7 +22,7 @@ export interface RenderOptions {
   /** Entry module of the browser bundle; absent when the bundle is not built. */
   clientEntry: string | undefined
   /** Modules of the bundle the page needs before it can hydrate. */
-  modulePreloads: string[]
+  modulePreloads: PagePreloads
   /** The payload as script-safe JSON when it came as such (render requests from the gateway). */
   payloadJson?: string | undefined
   client: ClientConfig
@@ -66,7 +67,7 @@ function documentOf(options: RenderOptions, nonce: string, entryScript: string |
       stylesheet={options.stylesheet}
       inlineStylesheet={options.inlineStylesheet}
       client={options.client}
-      modulePreloads={options.clientEntry ? options.modulePreloads : []}
+      modulePreloads={options.clientEntry ? options.modulePreloads : NO_PAGE_PRELOADS}
       nonce={nonce}
       payloadJson={options.payloadJson}
       entryScript={entryScript}

@@ -1,88 +1,61 @@
-import { StrictMode, startTransition } from 'react'
-import { hydrateRoot } from 'react-dom/client'
-import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { AppRoot } from '../app-root.tsx'
-import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID } from '../document-ids.ts'
-import type { ScreenRegistry } from '../screens/registry.ts'
-import { type DeferredData, resolvedDeferred } from '../screens/types.ts'
-import { BrowserRouter } from './browser-location.tsx'
-import { watchBuilds } from './build-watcher.ts'
-import { ClientApp, isBot } from './client-app.tsx'
-import { reloadOnRebuild } from './dev-reload.ts'
-import { PayloadLoader } from './payload-loader.ts'
-import { setUpToken } from './preview-token.ts'
-import { guardedFullLoad } from './reload-guard.ts'
-import { RENDER_FAILED_MESSAGE } from './render-error-boundary.tsx'
-import { keyHistoryEntry } from './scroll-positions.ts'
-import { SCREEN_CHUNKS, loadScreen } from './screen-chunks.ts'
+import { CONFIG_SCRIPT_ID, type ClientConfig } from '../document-ids.ts'
 
-/** Set by the build (scripts/build-steps.mjs): true only in `npm run dev`, so production bundles drop the dev reload. */
-declare const __DEV_RELOAD__: boolean
-
-function readJson<T>(id: string): T | undefined {
-  const text = document.getElementById(id)?.textContent
-  return text ? (JSON.parse(text) as T) : undefined
-}
-
-/** The streamed-in data of the page's Suspense boundary, as a promise React can read without waiting. */
-function deferredFromDocument(payload: PagePayload): DeferredData | null {
-  if (payload.pending.length === 0) return null
-  return resolvedDeferred(readJson<Record<string, unknown> | null>(DEFERRED_SCRIPT_ID) ?? null)
-}
-
-async function start(): Promise<void> {
-  const payload = readJson<PagePayload>(PAYLOAD_SCRIPT_ID)
-  const config = readJson<ClientConfig>(CONFIG_SCRIPT_ID)
-  const container = document.getElementById(ROOT_ID)
-  if (!payload || !config || !container) return
-  const screens: ScreenRegistry = {}
+/**
+ * The bundle's entry, kept tiny: the page is rendered on the server and can
+ * be shown before any JavaScript runs, so the browser paints it first, and
+ * only then fetches the chunks the page hydrates with (all at once, as
+ * module preloads, so none waits for the one importing it) and evaluates
+ * React. Fetched with the page, they competed with it for the first paint,
+ * and a slow phone spent about 100 ms evaluating React DOM before painting
+ * (docs/performance.md, issue 15).
+ */
+function preloadChunks(): void {
+  let config: ClientConfig | undefined
   try {
-    if (payload.screen !== 'error') await loadScreen(SCREEN_CHUNKS, screens, payload.screen)
-  } catch (error) {
-    console.error(error)
-    guardedFullLoad(window.location.href, window.location.pathname)
+    config = JSON.parse(document.getElementById(CONFIG_SCRIPT_ID)?.textContent ?? 'null') as ClientConfig | undefined
+  } catch {
+    // Without the list the imports below still fetch everything, one after another.
+  }
+  for (const href of config?.modulePreloads ?? []) {
+    const link = document.createElement('link')
+    link.rel = 'modulepreload'
+    link.href = href
+    document.head.append(link)
+  }
+}
+
+const hydrate = (): void => {
+  preloadChunks()
+  // Without it the page still reads and every link works as a plain link.
+  import('./hydrate.tsx').catch((error: unknown) => console.error('[hydrate] the bundle could not be loaded', error))
+}
+
+/**
+ * Runs `run` once the browser reports the page's first contentful paint.
+ * Waiting on the paint entry, not on timers or animation frames, holds in a
+ * background tab and under a test's paused clock alike. Where the browser
+ * reports no paints, or the tab is hidden (nothing paints there), at once;
+ * should a paint never be reported, the visitor's first touch, click or key.
+ */
+function afterFirstPaint(run: () => void): void {
+  if (document.visibilityState === 'hidden' || !PerformanceObserver.supportedEntryTypes?.includes('paint')) {
+    run()
     return
   }
-  const token = setUpToken(window.location.search)
-  const loader = new PayloadLoader(token)
-  const builds = watchBuilds(config.buildId, config.buildPollIntervalMs)
-  keyHistoryEntry()
-  startTransition(() => {
-    const root = hydrateRoot(
-      container,
-      <StrictMode>
-        <BrowserRouter>
-          <ClientApp
-            initial={payload}
-            deferred={deferredFromDocument(payload)}
-            screens={screens}
-            loader={loader}
-            builds={builds}
-            screenLoader={SCREEN_CHUNKS}
-            {...(config.graphqlWsUrl ? { live: { url: config.graphqlWsUrl, token } } : {})}
-          />
-        </BrowserRouter>
-      </StrictMode>,
-      {
-        // Past the app's own error boundary React has unmounted everything: without this the page would be blank.
-        onUncaughtError(error) {
-          console.error('[render] uncaught error', error)
-          if (isBot()) return
-          const { pathname, search } = window.location
-          const failure = errorPayload({
-            path: pathname,
-            fullPath: `${pathname}${search}`,
-            statusCode: 500,
-            message: RENDER_FAILED_MESSAGE,
-            preview: payload.preview,
-            siteUrl: payload.siteUrl,
-          })
-          queueMicrotask(() => root.render(<AppRoot payload={failure} deferred={null} screens={{}} />))
-        },
-      },
-    )
+  const interactions = ['pointerdown', 'keydown', 'touchstart'] as const
+  let done = false
+  const once = (): void => {
+    if (done) return
+    done = true
+    observer.disconnect()
+    for (const type of interactions) window.removeEventListener(type, once, true)
+    run()
+  }
+  const observer = new PerformanceObserver((list) => {
+    if (list.getEntriesByName('first-contentful-paint').length > 0) once()
   })
+  observer.observe({ type: 'paint', buffered: true })
+  for (const type of interactions) window.addEventListener(type, once, { capture: true, passive: true })
 }
 
-if (__DEV_RELOAD__) reloadOnRebuild()
-void start()
+afterFirstPaint(hydrate)

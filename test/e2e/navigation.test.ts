@@ -48,7 +48,7 @@ t.test('client navigation loads the payload, keeps the document, moves focus and
   await page.context().close()
 })
 
-t.test('the page lists its screen chunk and the chunks of the entry as modulepreload, and the browser fetches them', async (t) => {
+t.test('the page preloads the entry with itself, and its screen chunk and the hydration chunks only after its first paint', async (t) => {
   const built = JSON.parse(readFileSync(new URL('../../dist/build.json', import.meta.url), 'utf8')) as { assets: { client: string } }
   const metafile = JSON.parse(readFileSync(new URL('../../dist/client-meta.json', import.meta.url), 'utf8'))
   const expected = modulePreloadsOf(metafile, built.assets.client)
@@ -56,7 +56,7 @@ t.test('the page lists its screen chunk and the chunks of the entry as modulepre
     const output = Object.entries(metafile.outputs as Record<string, { entryPoint?: string }>).find(([, o]) => o.entryPoint?.endsWith(`renderer/screens/${screen}-screen.tsx`))
     return `/assets/${output?.[0].split('/').pop()}`
   }
-  t.ok(expected.entry.length > 0, `the entry has static chunks (${expected.entry.length})`)
+  t.ok(expected.hydration.length > 0, `the entry imports the hydration after the paint (${expected.hydration.length} chunks)`)
   for (const [path, screen, other] of [
     ['/', 'home', 'page'],
     ['/over-ons', 'page', 'home'],
@@ -64,12 +64,22 @@ t.test('the page lists its screen chunk and the chunks of the entry as modulepre
     const watched = await openPage(browser)
     const response = await watched.page.goto(`${system.url}${path}`)
     const html = (await response?.text()) ?? ''
-    const preloads = [...html.matchAll(/<link [^>]*rel="modulepreload"[^>]*>/g)].map((tag) => /href="([^"]+)"/.exec(tag[0])?.[1])
-    t.ok(preloads.includes(chunkOf(screen)), `${path}: the ${screen} screen's chunk is preloaded`)
-    t.notOk(preloads.includes(chunkOf(other)), `${path}: not the ${other} screen's`)
-    t.same(expected.entry.filter((chunk) => !preloads.includes(chunk)), [], `${path}: every static chunk of the entry is preloaded`)
+    const inHead = [...html.matchAll(/<link [^>]*rel="modulepreload"[^>]*>/g)].map((tag) => /href="([^"]+)"/.exec(tag[0])?.[1])
+    const config = JSON.parse(/<script type="application\/json" id="__CONFIG__">([^<]*)<\/script>/.exec(html)?.[1] ?? '{}') as { modulePreloads?: string[] }
+    const afterPaint = config.modulePreloads ?? []
+    t.ok(inHead.includes(built.assets.client), `${path}: the entry is preloaded with the page`)
+    t.same(expected.entry.filter((chunk) => !inHead.includes(chunk)), [], `${path}: and so is every static chunk of the entry`)
+    t.same(inHead.filter((href) => afterPaint.includes(href ?? '')), [], `${path}: nothing for after the paint is in the head`)
+    t.ok(afterPaint.includes(chunkOf(screen)), `${path}: the ${screen} screen's chunk is listed for after the paint`)
+    t.notOk(afterPaint.includes(chunkOf(other)), `${path}: not the ${other} screen's`)
+    t.same(expected.hydration.filter((chunk) => !afterPaint.includes(chunk)), [], `${path}: every hydration chunk is listed for after the paint`)
     await hydrated(watched.page)
     t.ok(watched.requests.includes(`${system.url}${chunkOf(screen)}`), `${path}: the browser fetched the screen's chunk`)
+    const fetched = await watched.page.evaluate(
+      (chunks) => performance.getEntriesByType('resource').filter((entry) => chunks.some((chunk) => entry.name.endsWith(chunk))).length,
+      afterPaint,
+    )
+    t.equal(fetched, afterPaint.length, `${path}: each chunk listed for after the paint was fetched`)
     t.same(watched.problems, [], `${path}: no console errors (the CSP lets the preloads through)`)
     await watched.page.context().close()
   }
