@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { BuildMeta, RedirectRule } from '../shared/build-meta.ts'
 
 export interface BuildManifest {
   id: string
@@ -9,17 +10,11 @@ export interface BuildManifest {
   assets: Record<string, string>
 }
 
-export interface RedirectRule {
-  from: string
-  to: string
-  statusCode: 301 | 302
-}
-
 export interface BuildInfo {
   id: string
   timestamp: number
   assets: Record<string, string>
-  meta(): Promise<{ id: string; timestamp: number; matchers: { redirects: RedirectRule[]; prerendered: string[] } }>
+  meta(): Promise<BuildMeta>
 }
 
 /** The build's identity from dist/build.json (written by the build), or one made for this process. */

@@ -1,3 +1,4 @@
+import type { RedirectRule } from '../shared/build-meta.ts'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import {
   ConfigError,
@@ -19,7 +20,6 @@ import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
-import type { RedirectRule } from './build-info.ts'
 import { parseRedirects } from './redirects.ts'
 import { checkProxyAddress, type TrustProxy } from './trust-proxy.ts'
 

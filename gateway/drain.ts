@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { PAYLOAD_SUFFIX } from '../shared/constants.ts'
+import { PAYLOAD_SUFFIX, PRIVATE_NO_STORE, SHUTDOWN_DRAIN_MS } from '../shared/constants.ts'
 import { fallbackPage } from './fallback-page.ts'
-import { PRIVATE_NO_STORE } from './http-caching.ts'
 
 /** The catch-all route of pages (routes/pages.ts); payloads share it. */
 const PAGE_ROUTE = '/*'
@@ -56,4 +55,11 @@ export function setUpDrain(app: FastifyInstance): void {
     drain.inFlight++
     reply.raw.once('close', () => drain.inFlight--)
   })
+}
+
+/** The gateway's close: the pages in flight first (at most SHUTDOWN_DRAIN_MS), then the app and its listeners. */
+export async function drainThenClose(app: FastifyInstance): Promise<void> {
+  const left = await app.drain.settle(SHUTDOWN_DRAIN_MS)
+  app.log.info({ pagesInFlight: left }, left === 0 ? 'pages in flight done; closing' : 'drain deadline passed; closing')
+  await app.close()
 }

@@ -1,15 +1,13 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { API_PATH, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { API_PATH, PAYLOAD_SUFFIX, PRIVATE_NO_STORE, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { errorBody } from '../shared/errors.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { fallbackPage } from './fallback-page.ts'
-import { PRIVATE_NO_STORE } from './http-caching.ts'
 
-/** The one shape of every JSON error the gateway answers with. */
-export function errorBody(message: string, code: string): { errors: [{ message: string; extensions: { code: string } }] } {
-  return { errors: [{ message, extensions: { code } }] }
-}
+// Shared with the renderer; still exported here for app.ts, which imports its error answers from this module.
+export { errorBody }
 
 /** Whether a request's error is for a visitor (the Dutch page) rather than for a program (JSON): a GET or HEAD of anything but /api and payloads. */
 export function forVisitor(method: string | undefined, url: string | undefined): boolean {

@@ -1,8 +1,8 @@
 import createError from '@fastify/error'
 
-/** Every error the gateway answers with, each with a stable code and status. */
+/** Every error the gateway answers with, each with a stable code and status; BAD_REQUEST is the renderer's too. */
+export { BadRequestError } from '../shared/errors.ts'
 export const OperationNotAllowedError = createError('OPERATION_NOT_ALLOWED', 'This operation is not allowed: %s', 400)
-export const BadRequestError = createError('BAD_REQUEST', '%s', 400)
 export const VariableNotDeclaredError = createError('VARIABLE_NOT_DECLARED', 'The operation %s does not declare the variable $%s', 400)
 export const VariablesTooDeepError = createError('VARIABLES_TOO_DEEP', 'variables may be nested at most %s levels deep', 400)
 export const VariablesTooLargeError = createError('VARIABLES_TOO_LARGE', 'variables may be at most %s bytes of JSON', 400)

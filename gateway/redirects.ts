@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { UpstreamAnswer } from './craft/client.ts'
 import type { ContentService, RunContext } from './craft/content-service.ts'
 import { UpstreamBadResponseError } from './errors.ts'
-import type { RedirectRule } from './build-info.ts'
+import type { RedirectRule } from '../shared/build-meta.ts'
 import { ConfigError } from '../shared/env.ts'
 
 const STATUS_CODES = new Set([301, 302])

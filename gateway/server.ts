@@ -1,29 +1,16 @@
-import { SHUTDOWN_DRAIN_MS } from '../shared/constants.ts'
-import { ConfigError } from '../shared/env.ts'
-import { closeOnSignals } from '../shared/graceful-shutdown.ts'
+import { runServer } from '../shared/run-server.ts'
 import { buildGateway } from './app.ts'
-import { type GatewayConfig, loadGatewayConfig } from './config.ts'
+import { loadGatewayConfig } from './config.ts'
+import { drainThenClose } from './drain.ts'
 
-let config: GatewayConfig
-try {
-  config = loadGatewayConfig()
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`gateway: configuration error: ${error.message}`)
-    process.exit(2)
-  }
-  throw error
-}
-
-const app = await buildGateway(config)
-closeOnSignals(
-  async () => {
-    const left = await app.drain.settle(SHUTDOWN_DRAIN_MS)
-    app.log.info({ pagesInFlight: left }, left === 0 ? 'pages in flight done; closing' : 'drain deadline passed; closing')
-    await app.close()
+await runServer({
+  service: 'gateway',
+  loadConfig: loadGatewayConfig,
+  build: buildGateway,
+  async listen(app, config) {
+    await app.listen({ host: config.host, port: config.port })
+    const internal = await app.internal.listen({ host: config.internalHost, port: config.internalPort })
+    app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href), internal }, 'gateway listening')
   },
-  (message) => app.log.info(message),
-)
-await app.listen({ host: config.host, port: config.port })
-const internal = await app.internal.listen({ host: config.internalHost, port: config.internalPort })
-app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href), internal }, 'gateway listening')
+  close: drainThenClose,
+})

@@ -4,6 +4,7 @@ import {
   CRAFT_TOKEN_PATTERN,
   PREVIEW_QUERY_PARAMS,
   PREVIEW_TOKEN_QUERY_PARAM,
+  PRIVATE_NO_STORE,
   TOKEN_COOKIE_MAX_AGE_SECONDS,
   TOKEN_COOKIE_NAME,
 } from '../shared/constants.ts'
@@ -120,6 +121,6 @@ export function clearTokenCookie(reply: FastifyReply): void {
 
 /** Response headers of anything built with a preview token. */
 export function markPrivate(reply: FastifyReply): void {
-  reply.header('cache-control', 'private, no-store')
+  reply.header('cache-control', PRIVATE_NO_STORE)
   reply.header('x-robots-tag', 'noindex')
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
+import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
@@ -11,6 +12,7 @@ import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-saniti
 import { scriptJson } from '../shared/script-json.ts'
 import { type SitePath, splitSitePath } from '../shared/site-path.ts'
 import type { RendererConfig } from './config.ts'
+import { NotFoundError, UnsignedRenderError, sendErrorAnswer } from './errors.ts'
 import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
 import { readInlineStylesheet } from './inline-stylesheet.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
@@ -18,6 +20,7 @@ import { renderComplete, renderPage } from './render.tsx'
 import { type DeferredData, resolvedDeferred } from './screens/types.ts'
 
 const DEFAULT_STYLESHEET = '/styles.css'
+const INVALID_PATH = 'Invalid path'
 
 export interface RendererOptions {
   logStream?: NodeJS.WritableStream
@@ -37,18 +40,16 @@ function builtAssets(distDir: string): BuiltAssets {
   return { id: build.id, stylesheet: build.assets?.stylesheet ?? DEFAULT_STYLESHEET, clientEntry: build.assets?.client }
 }
 
-function refuse(reply: FastifyReply, statusCode: number, code: string, message: string): FastifyReply {
-  return reply.code(statusCode).header('cache-control', 'no-store').send({ errors: [{ message, extensions: { code } }] })
-}
-
 /** The renderer: GET any path, answer with the streamed HTML of that page. */
 export async function buildRenderer(config: RendererConfig, options: RendererOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggingOptions({ service: 'renderer', level: config.logLevel, format: config.logFormat }, options.logStream),
     return503OnClosing: true,
     // A path the router cannot decode (`/%ff`, its only framework error here) is refused like any other bad path.
-    frameworkErrors: (_error, _request, reply) => refuse(reply, 400, 'BAD_REQUEST', 'Invalid path'),
+    frameworkErrors: (_error, request, reply) => void sendErrorAnswer(new BadRequestError(INVALID_PATH), request, reply),
   })
+  app.setErrorHandler(sendErrorAnswer)
+  app.setNotFoundHandler((request, reply) => sendErrorAnswer(new NotFoundError(), request, reply))
   const gateway = new GatewayClient(config.gatewayUrl, config.payloadTimeoutMs)
   const assets = builtAssets(config.distDir)
   const modulePreloads = readModulePreloads(config.distDir, assets.clientEntry)
@@ -161,13 +162,13 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   const render = async (request: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> => {
     if (signer && !signer.verify(request.method, request.url, body ?? '', request.headers[RENDER_SIGNATURE_HEADER])) {
       request.log.warn('render request without a valid signature refused')
-      return refuse(reply, 403, 'FORBIDDEN', 'The render request is not signed by the gateway')
+      throw new UnsignedRenderError()
     }
     const site = splitSitePath(request.url)
-    if (!site) return refuse(reply, 400, 'BAD_REQUEST', 'Invalid path')
+    if (!site) throw new BadRequestError(INVALID_PATH)
     if (body === undefined) return renderRoute(request, reply, site, undefined)
     const given = decodeRenderRequest(body)
-    if (!given) return refuse(reply, 400, 'BAD_REQUEST', 'The body is not a render request')
+    if (!given) throw new BadRequestError('The body is not a render request')
     return renderRoute(request, reply, site, given)
   }
 

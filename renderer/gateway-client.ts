@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici'
-import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import type { PagePayload, PayloadPart } from '../shared/payload.ts'
-import { PAYLOAD_PART_PARAM } from '../shared/payload.ts'
+import { PAYLOAD_PART_PARAM, payloadPathOf } from '../shared/payload.ts'
 
 export interface PayloadCall {
   /** Page path as requested, e.g. `/over-ons`. */
@@ -48,8 +48,7 @@ export class GatewayClient {
   async payload(call: PayloadCall): Promise<FetchedPayload> {
     const params = new URLSearchParams(call.search)
     params.set(PAYLOAD_PART_PARAM, call.part)
-    const base = call.path === '/' ? '' : call.path.replace(/\/+$/, '')
-    const url = gatewayAddress(this.gatewayUrl, `${base}${PAYLOAD_SUFFIX}`, params.toString())
+    const url = gatewayAddress(this.gatewayUrl, payloadPathOf(call.path), params.toString())
     const headers: Record<string, string> = { accept: 'application/json', [REQUEST_ID_HEADER]: call.requestId }
     if (call.token) headers[CRAFT_TOKEN_HEADER] = call.token
     let response

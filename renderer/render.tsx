@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
-import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, RENDER_OUTCOME_TRAILER } from '../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { type ClientConfig, Document } from './document.tsx'
 import { NO_PAGE_PRELOADS, type PagePreloads } from './module-preloads.ts'
@@ -52,7 +52,7 @@ function startReply(reply: FastifyReply, options: RenderOptions, status: number,
   reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('cache-control', payload.preview || status !== 200 ? 'private, no-store' : 'public, max-age=0, must-revalidate')
+    .header('cache-control', payload.preview || status !== 200 ? PRIVATE_NO_STORE : 'public, max-age=0, must-revalidate')
   if (options.cacheStatus) reply.header(CACHE_STATUS_HEADER, options.cacheStatus)
   reply.header(CSP_NONCE_HEADER, nonce)
   if (payload.preview || status !== 200) reply.header('x-robots-tag', 'noindex')
@@ -76,7 +76,7 @@ function documentOf(options: RenderOptions, nonce: string, entryScript: string |
 }
 
 /** Marks React leaves in the HTML of a Suspense boundary that failed on the server and is left to the browser. */
-const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
+export const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
 
 /**
  * A page whose data is all at hand, rendered in one synchronous pass and
@@ -139,7 +139,7 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
       onShellError(error) {
         options.log.error({ err: error }, 'the page shell failed to render')
         clearTimeout(timer)
-        reply.code(500).type('text/html; charset=utf-8').header('cache-control', 'private, no-store').send(SHELL_ERROR_PAGE)
+        reply.code(500).type('text/html; charset=utf-8').header('cache-control', PRIVATE_NO_STORE).send(SHELL_ERROR_PAGE)
         finish()
       },
       onError(error) {

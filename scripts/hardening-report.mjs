@@ -11,7 +11,7 @@ import { freePort } from './free-port.mjs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request } from 'undici'
-import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { CACHE_STATUS_HEADER, DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -134,7 +134,7 @@ results.paddedApi = await apiRound('padded /api', [shapes[0]])
 results.mixedApi = await apiRound('mixed /api', shapes)
 const payloadAfter = await request(`${site}/kantoren/_payload.json`)
 await payloadAfter.body.dump()
-results.mixedApi.pagesDataStillCached = payloadAfter.headers['x-cache'] === 'HIT'
+results.mixedApi.pagesDataStillCached = payloadAfter.headers[CACHE_STATUS_HEADER] === 'HIT'
 
 
 // 2. Junk tokens from one address: previews are limited, the rest is served from the caches.

@@ -84,6 +84,9 @@ export const DEV_RELOAD_PATH = '/__dev/reload'
 /** The Server-Timing entry in which the gateway names the generation an answer was made in (`npm run dev` only). */
 export const DEV_GENERATION_TIMING = 'dev-generation'
 
+/** Cache-Control of an answer for this client alone, kept nowhere: errors, previews, refusals. */
+export const PRIVATE_NO_STORE = 'private, no-store'
+
 // Headers between the services
 export const REQUEST_ID_HEADER = 'x-request-id'
 export const CACHE_STATUS_HEADER = 'x-cache'

@@ -1,3 +1,4 @@
+import { PAYLOAD_SUFFIX } from './constants.ts'
 import type { NotFoundEntry } from './content-types.ts'
 import type { ScreenName } from './routes.ts'
 
@@ -38,6 +39,12 @@ export interface PagePayload {
 export type PayloadPart = 'all' | 'primary' | 'deferred'
 export const PAYLOAD_PART_PARAM = 'part'
 export const PAYLOAD_PARTS: readonly PayloadPart[] = ['all', 'primary', 'deferred']
+
+/** Where a page's payload is, for the renderer and the browser alike: `/over-ons/` → `/over-ons/_payload.json`, `/` → `/_payload.json`. */
+export function payloadPathOf(pagePath: string): string {
+  const base = pagePath === '/' ? '' : pagePath.replace(/\/+$/, '')
+  return `${base}${PAYLOAD_SUFFIX}`
+}
 
 /** The payload of a page that could not get its data: the error page, inside the layout when `data.site` is known. */
 export function errorPayload(options: {

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { payloadJson } from '../gateway/payload/payload-json.ts'
+import { DEFERRED_SCRIPT_ID } from '../renderer/document-ids.ts'
 import { PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-request.ts'
@@ -103,6 +104,23 @@ t.test('the payload line is embedded as it came, made script-safe whatever the s
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   t.notMatch(html, /<script>alert/, 'the payload cannot end its script element')
+})
+
+t.test("the home page's deferred data is script-safe JSON too: no <, U+2028 or U+2029 left raw", async (t) => {
+  const { primary, deferred } = await primaryAndDeferred('/')
+  const articles = (deferred.latestArticles as { entries: Record<string, unknown>[] }).entries
+  t.ok(articles.length > 0, 'the home page has latest news')
+  const hostileTitle = 'Nieuws\u2028met</script><script>alert(1)</script>\u2029scheiding'
+  const hostile = { ...deferred, latestArticles: { entries: articles.map((article, index) => (index === 0 ? { ...article, title: hostileTitle } : article)) } }
+  const rendered = await postRender('/', encodeRenderRequest(payloadJson(primary), JSON.stringify(hostile)))
+  const html = await rendered.body.text()
+  t.equal(rendered.statusCode, 200)
+  const script = new RegExp(`<script type="application/json" id="${DEFERRED_SCRIPT_ID}">(.*?)</script>`, 's').exec(html)?.[1]
+  t.ok(script, 'the deferred data is in the page')
+  t.notMatch(script ?? '', /[<\u2028\u2029]/, 'no <, line or paragraph separator left raw')
+  t.match(script ?? '', '\\u2028', 'the line separator escaped')
+  t.same(JSON.parse(script ?? 'null'), hostile, 'the same value')
+  t.notMatch(html, /<script>alert/, 'the data cannot end its script element')
 })
 
 t.test('payload JSON from the memo: the same value as JSON.stringify, serialised once per cached answer', async (t) => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { CACHE_STATUS_HEADER } from '../../shared/constants.ts'
 import { CHANNELS } from '../../shared/sections.ts'
 import type { RouteDefinition, RouteTable } from '../../shared/routes.ts'
 
@@ -51,7 +52,7 @@ export async function seoRoutes(app: FastifyInstance, options: { routes: RouteTa
       .map(([path, date]) => `  <url><loc>${xmlEscape(`${siteUrl}${path}`)}</loc>${date ? `<lastmod>${xmlEscape(new Date(date).toISOString())}</lastmod>` : ''}</url>`)
       .join('\n')
     return reply
-      .header('x-cache', status)
+      .header(CACHE_STATUS_HEADER, status)
       .header('cache-control', entries ? 'public, max-age=300' : 'public, max-age=30')
       .type('application/xml; charset=utf-8')
       .send(`<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`)

@@ -1,10 +1,5 @@
+import type { BuildMeta, RedirectRule } from '../../shared/build-meta.ts'
 import { BUILD_META_PREFIX, LATEST_BUILD_PATH, MANIFEST_FETCH_DELAY_MS } from '../../shared/constants.ts'
-
-export interface RedirectRule {
-  from: string
-  to: string
-  statusCode: number
-}
 
 export interface BuildWatcher {
   /** A newer build is live: the next navigation is a full page load. */
@@ -43,7 +38,7 @@ export function watchBuilds(buildId: string, intervalMs: number): BuildWatcher {
     try {
       const response = await fetch(`${BUILD_META_PREFIX}${buildId}.json`)
       if (!response.ok) throw new Error(`status ${response.status}`)
-      const meta = (await response.json()) as { matchers?: { redirects?: RedirectRule[] } }
+      const meta = (await response.json()) as Partial<BuildMeta>
       redirects = meta.matchers?.redirects ?? []
     } catch (error) {
       console.warn('[build] could not load the route rules', error)

@@ -1,5 +1,5 @@
-import { CRAFT_TOKEN_HEADER, MAX_CONCURRENT_PRELOADS, PAYLOAD_SUFFIX } from '../../shared/constants.ts'
-import type { PagePayload } from '../../shared/payload.ts'
+import { CRAFT_TOKEN_HEADER, MAX_CONCURRENT_PRELOADS } from '../../shared/constants.ts'
+import { type PagePayload, payloadPathOf } from '../../shared/payload.ts'
 
 /**
  * How long a payload serves navigations at most. The gateway's s-maxage for
@@ -9,11 +9,6 @@ import type { PagePayload } from '../../shared/payload.ts'
 export const PAYLOAD_FRESH_MS = 30_000
 /** Payloads kept at most; the least recently used goes first. */
 export const MAX_PAYLOADS = 30
-
-export function payloadUrl(path: string, search: string): string {
-  const base = path === '/' ? '' : path.replace(/\/+$/, '')
-  return `${base}${PAYLOAD_SUFFIX}${search}`
-}
 
 /** How long the gateway lets a shared cache keep this answer; undefined when it names no s-maxage (a private answer). */
 export function sharedMaxAgeMs(cacheControl: string | null): number | undefined {
@@ -157,7 +152,7 @@ export class PayloadLoader {
     if (token) headers[CRAFT_TOKEN_HEADER] = token
     // Asked of the gateway every time (a 304 when unchanged): the gateway's max-age=0 with stale-while-revalidate would let
     // the browser's HTTP cache hand back a copy minutes old, and this loader decides how long a payload is used.
-    const response = await fetch(payloadUrl(path, search), { headers, credentials: 'same-origin', cache: 'no-cache', signal })
+    const response = await fetch(`${payloadPathOf(path)}${search}`, { headers, credentials: 'same-origin', cache: 'no-cache', signal })
     const payload = (await response.json()) as PagePayload
     if (typeof payload?.status !== 'number') throw new Error(`no payload for ${path}`)
     return { payload, maxAgeMs: sharedMaxAgeMs(response.headers.get('cache-control')) }

@@ -1,10 +1,10 @@
 import { Suspense, use } from 'react'
 import type { ArticleSummary, EntriesData, EntryData, HomePage } from '../../shared/content-types.ts'
+import { scriptJson } from '../../shared/script-json.ts'
 import { formatDate, pathOfUri } from '../components/format.ts'
 import { RichText } from '../components/rich-text.tsx'
 import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
 import { type DeferredData, type ScreenProps, dataOf } from './types.ts'
-
 
 function ArticleCards({ articles }: { articles: ArticleSummary[] }) {
   return (
@@ -38,7 +38,7 @@ function LatestNews({ deferred }: { deferred: DeferredData }) {
       <script
         type="application/json"
         id={DEFERRED_SCRIPT_ID}
-        dangerouslySetInnerHTML={{ __html: JSON.stringify(data ?? null).replace(/</g, '\\u003c') }}
+        dangerouslySetInnerHTML={{ __html: scriptJson(data ?? null) }}
       />
     </div>
   )

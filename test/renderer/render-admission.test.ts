@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http'
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { loadGatewayConfig } from '../../gateway/config.ts'
@@ -38,13 +38,13 @@ function rendererPort(system: System): number {
 }
 
 /** A request with its target sent byte for byte (undici's URL parser would tidy `/\` and `//`). */
-function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const sent = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (response) => {
       let text = ''
       response.setEncoding('utf8')
       response.on('data', (chunk: string) => (text += chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }))
     })
     sent.on('error', reject)
     sent.end(body)
@@ -150,6 +150,33 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
   t.ok(gatewaySaw(system, 'signed-get'))
   const signedPost = await rawRequest(port, 'POST', '/over-ons', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', body) }, body)
   t.equal(signedPost.status, 200, 'a signed POST renders')
+})
+
+t.test("every refusal of the renderer is a coded JSON error in the gateway's shape, kept by nobody", async (t) => {
+  const system = await startSystem({ PAGE_CACHE: 'false' })
+  t.teardown(() => system.close())
+  const signer = new RenderSigner(system.renderSecret ?? '')
+  const signed = (method: string, path: string, body?: string) => ({ [RENDER_SIGNATURE_HEADER]: signer.sign(method, path, body) })
+  const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const refusals: [name: string, method: string, path: string, headers: Record<string, string>, body: string | undefined, status: number, code: string, message: string | RegExp][] = [
+    ['unsigned', 'GET', '/over-ons', {}, undefined, 403, 'FORBIDDEN', 'The render request is not signed by the gateway'],
+    ['a path the router cannot read', 'GET', '/%ff', signed('GET', '/%ff'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
+    ['not a plain site path', 'GET', '/over\\ons', signed('GET', '/over\\ons'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
+    ['a body that is not a render request', 'POST', '/over-ons', { ...post, ...signed('POST', '/over-ons', 'not json') }, 'not json', 400, 'BAD_REQUEST', 'The body is not a render request'],
+    ['a body of another type (Fastify\'s own error)', 'POST', '/over-ons', { 'content-type': 'application/xml' }, '<x/>', 415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', /media type/i],
+    ['a method it has no route for', 'DELETE', '/over-ons', {}, undefined, 404, 'NOT_FOUND', 'Not found'],
+  ]
+  for (const [name, method, path, headers, body, status, code, message] of refusals) {
+    const answer = await rawRequest(rendererPort(system), method, path, headers, body)
+    t.equal(answer.status, status, name)
+    t.match(answer.headers['content-type'], /^application\/json/, `${name}: JSON`)
+    t.equal(answer.headers['cache-control'], 'private, no-store', `${name}: kept by nobody`)
+    const json = JSON.parse(answer.text) as { errors: { message: string; extensions: { code: string } }[] }
+    t.same(Object.keys(json), ['errors'], `${name}: nothing beside the errors`)
+    t.equal(json.errors.length, 1)
+    t.same(json.errors[0]?.extensions, { code }, `${name}: ${code}`)
+    t.match(json.errors[0]?.message, message)
+  }
 })
 
 t.test('the gateway signs its render requests as they are sent, so the real system renders pages', async (t) => {

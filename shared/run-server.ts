@@ -1,0 +1,104 @@
+import closeWithGrace from 'close-with-grace'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { SHUTDOWN_DEADLINE_MS } from './constants.ts'
+import { ConfigError } from './env.ts'
+
+/** What a service's server.ts says about itself; runServer does the rest, the same way for both. */
+export interface ServerDefinition<Config, App extends FastifyInstance> {
+  /** The name in the configuration error: gateway or renderer. */
+  service: string
+  /** Reads the environment; a ConfigError stops the process with exit code 2. */
+  loadConfig(): Config
+  build(config: Config): Promise<App>
+  /** Opens the listeners and says so in the log. */
+  listen(app: App, config: Config): Promise<void>
+  /** The service's own close steps; the process exits once they are done. */
+  close(app: App): Promise<void>
+  /** From the first reason to close to the forced exit (code 1). */
+  deadlineMs?: number
+}
+
+/** Exit code of a configuration error: the process never started. */
+const CONFIG_ERROR_EXIT_CODE = 2
+
+/**
+ * Signals runServer answers itself rather than through close-with-grace,
+ * which exits at once (code 1) on any second signal. Ctrl-C under `npm
+ * start` or `npm run dev` sends a service two: the terminal's SIGINT, then
+ * the SIGTERM the starter passes on; the second must not cut the drain short.
+ */
+const CLOSING_SIGNALS = ['SIGTERM', 'SIGINT'] as const
+type ClosingSignal = (typeof CLOSING_SIGNALS)[number]
+
+/**
+ * Starts a service: configuration (or exit code 2 with the reason on
+ * stderr), the app, then close-with-grace before the listeners open. Every
+ * way out is in the app's log: the signal, the uncaught error or unhandled
+ * rejection, the deadline passing, closing failing. Exit code 0 after a
+ * clean close on a signal (or with nothing left to run); 1 after an error,
+ * a failed close, the deadline, or the same signal twice.
+ */
+export async function runServer<Config, App extends FastifyInstance>(server: ServerDefinition<Config, App>): Promise<void> {
+  const config = loadConfigOrExit(server)
+  const app = await server.build(config)
+  closeOnExitReasons(app.log, () => server.close(app), server.deadlineMs ?? SHUTDOWN_DEADLINE_MS)
+  await server.listen(app, config)
+}
+
+function loadConfigOrExit<Config>(server: { service: string; loadConfig(): Config }): Config {
+  try {
+    return server.loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`${server.service}: configuration error: ${error.message}`)
+      process.exit(CONFIG_ERROR_EXIT_CODE)
+    }
+    throw error
+  }
+}
+
+function closeOnExitReasons(log: FastifyBaseLogger, close: () => Promise<void>, deadlineMs: number): void {
+  let closing = false
+  const closer = closeWithGrace(
+    {
+      delay: deadlineMs,
+      // Every line below goes to the app's own log, not to the console.
+      logger: false,
+      skip: [...CLOSING_SIGNALS],
+      onTimeout: (delay) => log.error({ deadlineMs: delay }, `still closing at the deadline (${delay} ms); exiting with code 1`),
+      onSecondSignal: (signal) => log.error({ signal }, `${signal} received while closing; exiting at once with code 1`),
+      onSecondError: (err) => log.error({ err }, 'an uncaught error or unhandled rejection while closing; exiting at once with code 1'),
+    },
+    async ({ signal, err, manual }) => {
+      closing = true
+      if (err) log.error({ err }, 'an uncaught error or unhandled rejection; closing')
+      else if (signal) log.info({ signal }, `${signal} received, closing`)
+      // Closing by hand is a closing signal's doing, and it has said so (onSignal).
+      else if (!manual) log.info('nothing left to run; closing')
+      try {
+        await close()
+      } catch (error) {
+        log.error({ err: error }, 'closing failed; exiting with code 1')
+        throw error
+      }
+    },
+  )
+
+  // As the services did before close-with-grace: the first SIGTERM or SIGINT closes, the other one while closing is only
+  // noted, the same one twice exits at once (then by Node's default action, now with code 1 and a line saying so).
+  const received = new Set<ClosingSignal>()
+  const onSignal = (signal: ClosingSignal): void => {
+    if (received.has(signal)) {
+      log.error({ signal }, `second ${signal} received while closing; exiting at once with code 1`)
+      process.exit(1)
+    }
+    received.add(signal)
+    if (closing) {
+      log.info({ signal }, `${signal} received while closing; the close goes on`)
+      return
+    }
+    log.info({ signal }, `${signal} received, closing`)
+    closer.close()
+  }
+  for (const signal of CLOSING_SIGNALS) process.on(signal, onSignal)
+}
