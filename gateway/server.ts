@@ -7,10 +7,7 @@ await runServer({
   service: 'gateway',
   loadConfig: loadGatewayConfig,
   build: buildGateway,
-  async listen(app, config) {
-    await app.listen({ host: config.host, port: config.port })
-    const internal = await app.internal.listen({ host: config.internalHost, port: config.internalPort })
-    app.log.info({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((u) => u.href), internal }, 'gateway listening')
-  },
+  upstreams: (config) => ({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((url) => url.href) }),
+  listenMore: async (app, config) => ({ internal: await app.internal.listen({ host: config.internalHost, port: config.internalPort }) }),
   close: drainThenClose,
 })

@@ -6,9 +6,5 @@ await runServer({
   service: 'renderer',
   loadConfig: loadRendererConfig,
   build: buildRenderer,
-  async listen(app, config) {
-    await app.listen({ host: config.host, port: config.port })
-    app.log.info({ gateway: config.gatewayUrl.href }, 'renderer listening')
-  },
-  close: (app) => app.close(),
+  upstreams: (config) => ({ gateway: config.gatewayUrl.href }),
 })

@@ -1,5 +1,6 @@
-import type { Article, EntryData, EntriesData, Establishment, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
+import type { Article, EntryData, Establishment, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
+import { dataOf, entriesOf } from './screens/types.ts'
 
 type JsonLd = Record<string, unknown>
 
@@ -78,14 +79,14 @@ const plain = (html: string | null | undefined): string => (html ?? '').replace(
 
 /** The structured data of a page: the agency on home, a job posting, a news article, the offices, breadcrumbs. */
 export function structuredData(payload: PagePayload, title: string | undefined): JsonLd[] {
-  const site = (payload.data.site as SiteSettingsData | undefined)?.globalSet
+  const site = dataOf<SiteSettingsData>(payload, 'site')?.globalSet
   if (payload.screen === 'error' || !site) return []
   const { siteUrl } = payload
   const url = payload.canonicalPath ? `${siteUrl}${payload.canonicalPath}` : undefined
   const items: JsonLd[] = []
   if (payload.screen === 'home') items.push(agency(site, siteUrl))
   if (payload.screen === 'job') {
-    const job = (payload.data.entry as EntryData<Job> | undefined)?.entry
+    const job = dataOf<EntryData<Job>>(payload, 'entry')?.entry
     if (job) {
       items.push({
         '@type': 'JobPosting',
@@ -110,7 +111,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
     }
   }
   if (payload.screen === 'article') {
-    const article = (payload.data.entry as EntryData<Article> | undefined)?.entry
+    const article = dataOf<EntryData<Article>>(payload, 'entry')?.entry
     if (article) {
       const image = article.image[0]
       items.push({
@@ -128,7 +129,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
     }
   }
   if (payload.screen === 'establishments') {
-    const offices = (payload.data.establishments as EntriesData<Establishment> | undefined)?.entries ?? []
+    const offices = entriesOf<Establishment>(payload, 'establishments')
     for (const office of offices) {
       items.push({
         '@type': 'InsuranceAgency',

@@ -95,14 +95,25 @@ interface RouteTemplate {
   loaders: (handle: string, template: string) => readonly LoaderSpec[]
 }
 
-const singlePage = (id: string, handle: string, paths: readonly string[], canonical?: string): RouteTemplate => ({
-  id,
-  screen: 'page',
-  handle,
-  paths,
-  ...(canonical ? { canonical } : {}),
-  loaders: (_handle, template) => [single(template)],
+/** A route whose page is a single (its own document), with the entries of any lists below it. */
+const singleWithLists = (route: Omit<RouteTemplate, 'loaders'>, ...lists: LoaderSpec[]): RouteTemplate => ({
+  ...route,
+  loaders: (_handle, template) => [single(template), ...lists],
 })
+
+/** A single and nothing more: the generic content page. */
+const singlePage = (id: string, handle: string, paths: readonly string[], canonical?: string): RouteTemplate =>
+  singleWithLists({ id, screen: 'page', handle, paths, ...(canonical ? { canonical } : {}) })
+
+const establishmentList = list('establishments', 'EstablishmentList')
+const serviceList = list('services', 'ServiceList')
+
+/** One page of the articles, ARTICLES_PER_PAGE long. */
+const articlePage: LoaderSpec = {
+  key: 'articles',
+  operation: 'ArticleList',
+  variables: ({ site, page }) => ({ site, limit: ARTICLES_PER_PAGE, offset: (page - 1) * ARTICLES_PER_PAGE }),
+}
 
 const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName): RouteTemplate => ({
   id,
@@ -146,79 +157,37 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     ],
   },
   singlePage('about', '{product}About', ['/about', '/over-ons'], '/over-ons'),
-  {
-    id: 'contact',
-    screen: 'contact',
-    handle: '{product}Contact',
-    paths: ['/contact'],
-    loaders: (_handle, template) => [single(template), list('establishments', 'EstablishmentList')],
-  },
+  singleWithLists({ id: 'contact', screen: 'contact', handle: '{product}Contact', paths: ['/contact'] }, establishmentList),
   singlePage('content', '{product}Content', ['/content']),
   singlePage('disclaimer', '{product}Disclaimer', ['/disclaimer']),
   singlePage('policyTerms', '{product}InsurancePolicyTerms', ['/polisvoorwaarden']),
   singlePage('termsAndConditions', '{product}TermsAndConditions', ['/algemene-voorwaarden']),
   singlePage('privacy', '{product}PrivacyAndCookiePolicy', ['/privacy']),
-  {
-    id: 'insurances',
-    screen: 'insurances',
-    handle: '{product}Insurances',
-    paths: ['/insurances', '/onze-verzekeringen'],
-    canonical: '/onze-verzekeringen',
-    loaders: (_handle, template) => [single(template), list('insurances', 'InsuranceList')],
-  },
-  {
-    id: 'jobs',
-    screen: 'jobs',
-    handle: '{product}JobsOverview',
-    paths: ['/jobs', '/werken-bij'],
-    canonical: '/werken-bij',
-    loaders: (_handle, template) => [single(template), list('jobs', 'JobList')],
-  },
+  singleWithLists(
+    { id: 'insurances', screen: 'insurances', handle: '{product}Insurances', paths: ['/insurances', '/onze-verzekeringen'], canonical: '/onze-verzekeringen' },
+    list('insurances', 'InsuranceList'),
+  ),
+  singleWithLists(
+    { id: 'jobs', screen: 'jobs', handle: '{product}JobsOverview', paths: ['/jobs', '/werken-bij'], canonical: '/werken-bij' },
+    list('jobs', 'JobList'),
+  ),
   singlePage('openApplication', 'aboutJobsOpenApplication', ['/werken-bij/open-sollicitatie']),
   ...FIXED_JOB_PAGES.map((slug) => fixed(`job:${slug}`, 'job', `/werken-bij/${slug}`, slug, 'JobBySlug')),
   { id: 'job', screen: 'job', paths: ['/jobs/:slug'], loaders: () => [bySlug('JobBySlug')] },
-  {
-    id: 'topical',
-    screen: 'topical',
-    handle: '{product}TopicalOverview',
-    paths: ['/topical', '/actueel'],
-    canonical: '/actueel',
-    paginated: true,
-    loaders: (_handle, template) => [
-      single(template),
-      {
-        key: 'articles',
-        operation: 'ArticleList',
-        variables: ({ site, page }) => ({ site, limit: ARTICLES_PER_PAGE, offset: (page - 1) * ARTICLES_PER_PAGE }),
-      },
-    ],
-  },
+  singleWithLists(
+    { id: 'topical', screen: 'topical', handle: '{product}TopicalOverview', paths: ['/topical', '/actueel'], canonical: '/actueel', paginated: true },
+    articlePage,
+  ),
   ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug')),
   { id: 'article', screen: 'article', paths: ['/topical/:slug'], loaders: () => [bySlug('ArticleBySlug')] },
-  {
-    id: 'establishments',
-    screen: 'establishments',
-    handle: '{product}Establishments',
-    paths: ['/establishments', '/kantoren'],
-    canonical: '/kantoren',
-    loaders: (_handle, template) => [single(template), list('establishments', 'EstablishmentList')],
-  },
+  singleWithLists(
+    { id: 'establishments', screen: 'establishments', handle: '{product}Establishments', paths: ['/establishments', '/kantoren'], canonical: '/kantoren' },
+    establishmentList,
+  ),
   singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent'], '/onderdeel-van-licent'),
-  {
-    id: 'services',
-    screen: 'services',
-    handle: '{product}Services',
-    paths: ['/services'],
-    loaders: (_handle, template) => [single(template), list('services', 'ServiceList')],
-  },
+  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'] }, serviceList),
   { id: 'service', screen: 'service', paths: ['/services/:slug'], loaders: () => [bySlug('ServiceBySlug')] },
-  {
-    id: 'servicesOverview',
-    screen: 'services',
-    handle: '{product}ServicesOverview',
-    paths: ['/onze-dienstverlening'],
-    loaders: (_handle, template) => [single(template), list('services', 'ServiceList')],
-  },
+  singleWithLists({ id: 'servicesOverview', screen: 'services', handle: '{product}ServicesOverview', paths: ['/onze-dienstverlening'] }, serviceList),
   ...FIXED_SERVICE_PAGES.map((slug) =>
     fixed(`service:${slug}`, 'service', `/onze-dienstverlening/${slug}`, slug, 'ServiceBySlug'),
   ),

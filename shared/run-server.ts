@@ -3,17 +3,25 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { SHUTDOWN_DEADLINE_MS } from './constants.ts'
 import { ConfigError } from './env.ts'
 
+/** Where a service's own listener opens: every service's configuration has it. */
+export interface ListenAddress {
+  host: string
+  port: number
+}
+
 /** What a service's server.ts says about itself; runServer does the rest, the same way for both. */
-export interface ServerDefinition<Config, App extends FastifyInstance> {
-  /** The name in the configuration error: gateway or renderer. */
+export interface ServerDefinition<Config extends ListenAddress, App extends FastifyInstance> {
+  /** The name in the configuration error and in the line that says the service is listening. */
   service: string
   /** Reads the environment; a ConfigError stops the process with exit code 2. */
   loadConfig(): Config
   build(config: Config): Promise<App>
-  /** Opens the listeners and says so in the log. */
-  listen(app: App, config: Config): Promise<void>
-  /** The service's own close steps; the process exits once they are done. */
-  close(app: App): Promise<void>
+  /** Where the service sends its own requests, named in the line that says it is listening. */
+  upstreams?(config: Config): Record<string, unknown>
+  /** Opens the service's other listeners, after its own; their addresses by name, for that same line. */
+  listenMore?(app: App, config: Config): Promise<Record<string, string>>
+  /** The service's own close steps (closing the app when not given); the process exits once they are done. */
+  close?(app: App): Promise<void>
   /** From the first reason to close to the forced exit (code 1). */
   deadlineMs?: number
 }
@@ -32,17 +40,21 @@ type ClosingSignal = (typeof CLOSING_SIGNALS)[number]
 
 /**
  * Starts a service: configuration (or exit code 2 with the reason on
- * stderr), the app, then close-with-grace before the listeners open. Every
- * way out is in the app's log: the signal, the uncaught error or unhandled
- * rejection, the deadline passing, closing failing. Exit code 0 after a
+ * stderr), the app, then close-with-grace before the listeners open (its own
+ * on the configured host and port, then its others), then one line that says
+ * it is listening and where it sends its requests. Every way out is in the
+ * app's log: the signal, the uncaught error or unhandled rejection, the
+ * deadline passing, closing failing. Exit code 0 after a
  * clean close on a signal (or with nothing left to run); 1 after an error,
  * a failed close, the deadline, or the same signal twice.
  */
-export async function runServer<Config, App extends FastifyInstance>(server: ServerDefinition<Config, App>): Promise<void> {
+export async function runServer<Config extends ListenAddress, App extends FastifyInstance>(server: ServerDefinition<Config, App>): Promise<void> {
   const config = loadConfigOrExit(server)
   const app = await server.build(config)
-  closeOnExitReasons(app.log, () => server.close(app), server.deadlineMs ?? SHUTDOWN_DEADLINE_MS)
-  await server.listen(app, config)
+  closeOnExitReasons(app.log, () => (server.close ? server.close(app) : app.close()), server.deadlineMs ?? SHUTDOWN_DEADLINE_MS)
+  await app.listen({ host: config.host, port: config.port })
+  const otherListeners = await server.listenMore?.(app, config)
+  app.log.info({ ...server.upstreams?.(config), ...otherListeners }, `${server.service} listening`)
 }
 
 function loadConfigOrExit<Config>(server: { service: string; loadConfig(): Config }): Config {

@@ -1,7 +1,8 @@
-import { phoneText, telHref } from './format.ts'
 import { type ReactNode, useEffect, useState } from 'react'
 import { MENU_OPEN_CLASS } from '../../shared/constants.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
+import { PhoneAndEmail, PostalAddress } from './contact-details.tsx'
+import { OpeningHours } from './description-list.tsx'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, useSite } from './site-context.tsx'
 
@@ -54,31 +55,12 @@ function Footer({ site }: { site: SiteSettings | null }) {
       <div className="container site-footer__grid">
         <section aria-labelledby="footer-contact">
           <h2 id="footer-contact">Contact</h2>
-          <address>
-            {site.companyName}
-            <br />
-            {site.street}
-            <br />
-            {site.postalCode} {site.city}
-          </address>
-          <p>
-            Telefoon: <a href={telHref(site.phone)}>{phoneText(site.phone)}</a>
-            <br />
-            Schade melden (24/7): <a href={telHref(site.damagePhone)}>{phoneText(site.damagePhone)}</a>
-            <br />
-            E-mail: <a href={`mailto:${site.email}`}>{site.email}</a>
-          </p>
+          <PostalAddress name={site.companyName} street={site.street} postalCode={site.postalCode} city={site.city} />
+          <PhoneAndEmail phone={site.phone} damagePhone={site.damagePhone} email={site.email} />
         </section>
         <section aria-labelledby="footer-hours">
           <h2 id="footer-hours">Openingstijden</h2>
-          <dl className="opening-hours">
-            {(site.openingHours ?? []).map((row) => (
-              <div key={row.day}>
-                <dt>{row.day}</dt>
-                <dd>{row.hours}</dd>
-              </div>
-            ))}
-          </dl>
+          <OpeningHours rows={site.openingHours} />
         </section>
         <section aria-labelledby="footer-legal">
           <h2 id="footer-legal">Goed om te weten</h2>

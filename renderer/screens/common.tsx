@@ -31,3 +31,18 @@ export function SingleContent({ page }: { page: SinglePage }) {
     </>
   )
 }
+
+/**
+ * A screen that is a single's page with what the screen lists below it (the
+ * overviews, contact), in a container of its own; nothing without the single.
+ */
+export function SingleWithEntries({ payload, children }: { payload: PagePayload; children: ReactNode }) {
+  const page = singlePage(payload)
+  if (!page) return null
+  return (
+    <>
+      <SingleContent page={page} />
+      <div className="container">{children}</div>
+    </>
+  )
+}

@@ -1,40 +1,34 @@
 import { phoneText, telHref } from '../components/format.ts'
-import type { EntriesData, Establishment } from '../../shared/content-types.ts'
+import type { Establishment } from '../../shared/content-types.ts'
 import { useSite } from '../components/site-context.tsx'
-import { SingleContent, singlePage } from './common.tsx'
+import { SingleWithEntries } from './common.tsx'
 import { EstablishmentList } from './establishments-screen.tsx'
-import { type ScreenProps, dataOf } from './types.ts'
+import { type ScreenProps, entriesOf } from './types.ts'
 
 export function ContactScreen({ payload }: ScreenProps) {
-  const page = singlePage(payload)
   const site = useSite()
-  const offices = dataOf<EntriesData<Establishment>>(payload, 'establishments')?.entries ?? []
-  if (!page) return null
   return (
-    <>
-      <SingleContent page={page} />
-      <div className="container">
-        {site ? (
-          <section aria-labelledby="contact-direct" className="section contact-direct">
-            <h2 id="contact-direct">Direct contact</h2>
-            <ul className="contact-list">
-              <li>
-                Algemeen: <a href={telHref(site.phone)}>{phoneText(site.phone)}</a>
-              </li>
-              <li>
-                Schade melden, dag en nacht: <a href={telHref(site.damagePhone)}>{phoneText(site.damagePhone)}</a>
-              </li>
-              <li>
-                E-mail: <a href={`mailto:${site.email}`}>{site.email}</a>
-              </li>
-            </ul>
-          </section>
-        ) : null}
-        <section aria-labelledby="contact-kantoren" className="section">
-          <h2 id="contact-kantoren">Onze kantoren</h2>
-          <EstablishmentList offices={offices} headingLevel={3} />
+    <SingleWithEntries payload={payload}>
+      {site ? (
+        <section aria-labelledby="contact-direct" className="section contact-direct">
+          <h2 id="contact-direct">Direct contact</h2>
+          <ul className="contact-list">
+            <li>
+              Algemeen: <a href={telHref(site.phone)}>{phoneText(site.phone)}</a>
+            </li>
+            <li>
+              Schade melden, dag en nacht: <a href={telHref(site.damagePhone)}>{phoneText(site.damagePhone)}</a>
+            </li>
+            <li>
+              E-mail: <a href={`mailto:${site.email}`}>{site.email}</a>
+            </li>
+          </ul>
         </section>
-      </div>
-    </>
+      ) : null}
+      <section aria-labelledby="contact-kantoren" className="section">
+        <h2 id="contact-kantoren">Onze kantoren</h2>
+        <EstablishmentList offices={entriesOf<Establishment>(payload, 'establishments')} headingLevel={3} />
+      </section>
+    </SingleWithEntries>
   )
 }

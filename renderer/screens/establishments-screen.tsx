@@ -1,7 +1,8 @@
-import { phoneText, telHref } from '../components/format.ts'
-import type { EntriesData, Establishment } from '../../shared/content-types.ts'
-import { SingleContent, singlePage } from './common.tsx'
-import { type ScreenProps, dataOf } from './types.ts'
+import type { Establishment } from '../../shared/content-types.ts'
+import { PhoneAndEmail, PostalAddress } from '../components/contact-details.tsx'
+import { OpeningHours } from '../components/description-list.tsx'
+import { SingleWithEntries } from './common.tsx'
+import { type ScreenProps, entriesOf } from './types.ts'
 
 export function EstablishmentList({ offices, headingLevel = 2 }: { offices: Establishment[]; headingLevel?: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
@@ -11,24 +12,9 @@ export function EstablishmentList({ offices, headingLevel = 2 }: { offices: Esta
         <li key={office.id} id={office.slug} className="office card">
           <Heading>{office.title}</Heading>
           {office.intro ? <p>{office.intro}</p> : null}
-          <address>
-            {office.street}
-            <br />
-            {office.postalCode} {office.city}
-          </address>
-          <p>
-            Telefoon: <a href={telHref(office.phone)}>{phoneText(office.phone)}</a>
-            <br />
-            E-mail: <a href={`mailto:${office.email}`}>{office.email}</a>
-          </p>
-          <dl className="opening-hours">
-            {(office.openingHours ?? []).map((row) => (
-              <div key={row.day}>
-                <dt>{row.day}</dt>
-                <dd>{row.hours}</dd>
-              </div>
-            ))}
-          </dl>
+          <PostalAddress street={office.street} postalCode={office.postalCode} city={office.city} />
+          <PhoneAndEmail phone={office.phone} email={office.email} />
+          <OpeningHours rows={office.openingHours} />
           {office.mapUrl ? (
             <p>
               <a href={office.mapUrl} rel="noopener">
@@ -43,15 +29,9 @@ export function EstablishmentList({ offices, headingLevel = 2 }: { offices: Esta
 }
 
 export function EstablishmentsScreen({ payload }: ScreenProps) {
-  const page = singlePage(payload)
-  const offices = dataOf<EntriesData<Establishment>>(payload, 'establishments')?.entries ?? []
-  if (!page) return null
   return (
-    <>
-      <SingleContent page={page} />
-      <div className="container">
-        <EstablishmentList offices={offices} />
-      </div>
-    </>
+    <SingleWithEntries payload={payload}>
+      <EstablishmentList offices={entriesOf<Establishment>(payload, 'establishments')} />
+    </SingleWithEntries>
   )
 }

@@ -1,24 +1,21 @@
 import { Suspense, use } from 'react'
 import type { ArticleSummary, EntriesData, EntryData, HomePage } from '../../shared/content-types.ts'
 import { scriptJson } from '../../shared/script-json.ts'
+import { Card } from '../components/card.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
 import { RichText } from '../components/rich-text.tsx'
 import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
-import { type DeferredData, type ScreenProps, dataOf } from './types.ts'
+import { type DeferredData, type ScreenProps, dataOf, entriesOf } from './types.ts'
 
 function ArticleCards({ articles }: { articles: ArticleSummary[] }) {
   return (
     <ul className="cards">
       {articles.map((article) => (
-        <li key={article.id} className="card">
-          <h3>
-            <a href={pathOfUri(article.uri)}>{article.title}</a>
-          </h3>
+        <Card key={article.id} title={article.title} href={pathOfUri(article.uri)} intro={article.intro}>
           <p className="meta">
             <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
           </p>
-          {article.intro ? <p>{article.intro}</p> : null}
-        </li>
+        </Card>
       ))}
     </ul>
   )
@@ -68,12 +65,7 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
           <h2 id="home-verzekeringen">Verzekeringen</h2>
           <ul className="cards">
             {page.highlightedInsurances.map((insurance) => (
-              <li key={insurance.id} className="card">
-                <h3>
-                  <a href={`/onze-verzekeringen#${insurance.slug}`}>{insurance.title}</a>
-                </h3>
-                {insurance.intro ? <p>{insurance.intro}</p> : null}
-              </li>
+              <Card key={insurance.id} title={insurance.title} href={`/onze-verzekeringen#${insurance.slug}`} intro={insurance.intro} />
             ))}
           </ul>
           <p>
@@ -84,12 +76,7 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
           <h2 id="home-diensten">Onze dienstverlening</h2>
           <ul className="cards">
             {page.highlightedServices.map((service) => (
-              <li key={service.id} className="card">
-                <h3>
-                  <a href={pathOfUri(service.uri)}>{service.title}</a>
-                </h3>
-                {service.intro ? <p>{service.intro}</p> : null}
-              </li>
+              <Card key={service.id} title={service.title} href={pathOfUri(service.uri)} intro={service.intro} />
             ))}
           </ul>
         </section>
@@ -111,7 +98,7 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
               <LatestNews deferred={deferred} />
             </Suspense>
           ) : (
-            <ArticleCards articles={dataOf<EntriesData<ArticleSummary>>(payload, 'latestArticles')?.entries ?? []} />
+            <ArticleCards articles={entriesOf<ArticleSummary>(payload, 'latestArticles')} />
           )}
           <p>
             <a href="/actueel">Al het nieuws</a>

@@ -1,4 +1,5 @@
 import type { EntryData, Job } from '../../shared/content-types.ts'
+import { type Description, DescriptionList } from '../components/description-list.tsx'
 import { formatDate, formatSalary } from '../components/format.ts'
 import { RichText } from '../components/rich-text.tsx'
 import { PageIntro } from './common.tsx'
@@ -11,45 +12,25 @@ const SECTIONS = [
   ['howToApply', 'Solliciteren'],
 ] as const
 
+/** The facts of a job that it has, in this order. */
+function jobFacts(job: Job): Description[] {
+  const facts = [
+    { term: 'Standplaats', details: job.location },
+    { term: 'Uren', details: job.hours },
+    { term: 'Salaris', details: formatSalary(job.salaryMin, job.salaryMax) },
+    { term: 'Dienstverband', details: job.employmentType },
+    { term: 'Reageren vóór', details: job.validThrough && formatDate(job.validThrough) },
+  ]
+  return facts.filter((fact) => fact.details)
+}
+
 export function JobScreen({ payload }: ScreenProps) {
   const job = dataOf<EntryData<Job>>(payload, 'entry')?.entry
   if (!job) return null
-  const salary = formatSalary(job.salaryMin, job.salaryMax)
   return (
     <article>
       <PageIntro title={job.title} intro={job.intro}>
-        <dl className="job-facts">
-          {job.location ? (
-            <div>
-              <dt>Standplaats</dt>
-              <dd>{job.location}</dd>
-            </div>
-          ) : null}
-          {job.hours ? (
-            <div>
-              <dt>Uren</dt>
-              <dd>{job.hours}</dd>
-            </div>
-          ) : null}
-          {salary ? (
-            <div>
-              <dt>Salaris</dt>
-              <dd>{salary}</dd>
-            </div>
-          ) : null}
-          {job.employmentType ? (
-            <div>
-              <dt>Dienstverband</dt>
-              <dd>{job.employmentType}</dd>
-            </div>
-          ) : null}
-          {job.validThrough ? (
-            <div>
-              <dt>Reageren vóór</dt>
-              <dd>{formatDate(job.validThrough)}</dd>
-            </div>
-          ) : null}
-        </dl>
+        <DescriptionList className="job-facts" items={jobFacts(job)} />
       </PageIntro>
       <div className="container">
         {SECTIONS.map(([field, heading]) =>

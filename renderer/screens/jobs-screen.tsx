@@ -1,38 +1,28 @@
-import type { EntriesData, JobSummary } from '../../shared/content-types.ts'
+import type { JobSummary } from '../../shared/content-types.ts'
+import { Card } from '../components/card.tsx'
 import { formatSalary, pathOfUri } from '../components/format.ts'
-import { SingleContent, singlePage } from './common.tsx'
-import { type ScreenProps, dataOf } from './types.ts'
+import { SingleWithEntries } from './common.tsx'
+import { type ScreenProps, entriesOf } from './types.ts'
 
 export function JobsScreen({ payload }: ScreenProps) {
-  const page = singlePage(payload)
-  const jobs = dataOf<EntriesData<JobSummary>>(payload, 'jobs')?.entries ?? []
-  if (!page) return null
+  const jobs = entriesOf<JobSummary>(payload, 'jobs')
   return (
-    <>
-      <SingleContent page={page} />
-      <div className="container">
-        <section aria-labelledby="vacatures" className="section">
-          <h2 id="vacatures">Vacatures</h2>
-          <ul className="cards">
-            {jobs.map((job) => (
-              <li key={job.id} className="card">
-                <h3>
-                  <a href={pathOfUri(job.uri)}>{job.title}</a>
-                </h3>
+    <SingleWithEntries payload={payload}>
+      <section aria-labelledby="vacatures" className="section">
+        <h2 id="vacatures">Vacatures</h2>
+        <ul className="cards">
+          {jobs.map((job) => {
+            const salary = formatSalary(job.salaryMin, job.salaryMax)
+            return (
+              <Card key={job.id} title={job.title} href={pathOfUri(job.uri)} intro={job.intro}>
                 <p className="meta">{[job.location, job.hours].filter(Boolean).join(' · ')}</p>
-                {formatSalary(job.salaryMin, job.salaryMax) ? <p className="meta">{formatSalary(job.salaryMin, job.salaryMax)}</p> : null}
-                {job.intro ? <p>{job.intro}</p> : null}
-              </li>
-            ))}
-            <li className="card">
-              <h3>
-                <a href="/werken-bij/open-sollicitatie">Open sollicitatie</a>
-              </h3>
-              <p>Staat uw functie er niet bij? Stuur ons een open sollicitatie.</p>
-            </li>
-          </ul>
-        </section>
-      </div>
-    </>
+                {salary ? <p className="meta">{salary}</p> : null}
+              </Card>
+            )
+          })}
+          <Card title="Open sollicitatie" href="/werken-bij/open-sollicitatie" intro="Staat uw functie er niet bij? Stuur ons een open sollicitatie." />
+        </ul>
+      </section>
+    </SingleWithEntries>
   )
 }

@@ -3,7 +3,7 @@ import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { ContentImage } from '../components/content-image.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
-import { SingleContent, singlePage } from './common.tsx'
+import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
 /**
@@ -22,50 +22,45 @@ const CARD_IMAGE_SIZES = [
 const FIRST_ROW = 2
 
 export function TopicalScreen({ payload }: ScreenProps) {
-  const page = singlePage(payload)
   const list = dataOf<EntriesData<ArticleSummary>>(payload, 'articles')
-  if (!page) return null
   const pages = Math.max(1, Math.ceil((list?.entryCount ?? 0) / ARTICLES_PER_PAGE))
   const href = (n: number): string => (n === 1 ? payload.path : `${payload.path}?${PAGE_QUERY_PARAM}=${n}`)
   return (
-    <>
-      <SingleContent page={page} />
-      <div className="container">
-        <ul className="article-list">
-          {(list?.entries ?? []).map((article, index) => {
-            const image = article.image[0]
-            return (
-              <li key={article.id} className="card article-card">
-                {image ? (
-                  <ContentImage image={image} sizes={CARD_IMAGE_SIZES} lazy={index >= FIRST_ROW} />
-                ) : null}
-                <h2>
-                  <a href={pathOfUri(article.uri)}>{article.title}</a>
-                </h2>
-                <p className="meta">
-                  <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
-                  {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
-                </p>
-                {article.intro ? <p>{article.intro}</p> : null}
+    <SingleWithEntries payload={payload}>
+      <ul className="article-list">
+        {(list?.entries ?? []).map((article, index) => {
+          const image = article.image[0]
+          return (
+            <li key={article.id} className="card article-card">
+              {image ? (
+                <ContentImage image={image} sizes={CARD_IMAGE_SIZES} lazy={index >= FIRST_ROW} />
+              ) : null}
+              <h2>
+                <a href={pathOfUri(article.uri)}>{article.title}</a>
+              </h2>
+              <p className="meta">
+                <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
+                {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
+              </p>
+              {article.intro ? <p>{article.intro}</p> : null}
+            </li>
+          )
+        })}
+      </ul>
+      {pages > 1 ? (
+        <nav className="pagination" aria-label="Paginering">
+          <ul>
+            {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
+              <li key={n}>
+                <a href={href(n)} aria-current={n === payload.page ? 'page' : undefined}>
+                  <span className="visually-hidden">Pagina </span>
+                  {n}
+                </a>
               </li>
-            )
-          })}
-        </ul>
-        {pages > 1 ? (
-          <nav className="pagination" aria-label="Paginering">
-            <ul>
-              {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
-                <li key={n}>
-                  <a href={href(n)} aria-current={n === payload.page ? 'page' : undefined}>
-                    <span className="visually-hidden">Pagina </span>
-                    {n}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
-        ) : null}
-      </div>
-    </>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+    </SingleWithEntries>
   )
 }

@@ -1,3 +1,4 @@
+import type { EntriesData } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 
 /** Data of the deferred loaders, by loader key; null when it could not be loaded. */
@@ -15,4 +16,9 @@ export interface ScreenProps {
 
 export function dataOf<T>(payload: PagePayload, key: string): T | undefined {
   return payload.data[key] as T | undefined
+}
+
+/** The entries of a list loader; none when the list is not in the payload. */
+export function entriesOf<T>(payload: PagePayload, key: string): T[] {
+  return dataOf<EntriesData<T>>(payload, key)?.entries ?? []
 }

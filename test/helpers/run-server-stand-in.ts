@@ -22,13 +22,9 @@ await runServer({
   service: 'stand-in',
   loadConfig() {
     if (process.env.BAD_SETTING) throw new ConfigError(`BAD_SETTING="${process.env.BAD_SETTING}" is not a setting`)
-    return {}
+    return { host: '127.0.0.1', port: 0 }
   },
   build: async () => Fastify(loggingOptions({ service: 'stand-in', level: 'info', format: 'json' })),
-  async listen(app) {
-    await app.listen({ host: '127.0.0.1', port: 0 })
-    app.log.info('stand-in listening')
-  },
   async close(app) {
     app.log.info('close steps started')
     if (closeStep === 'throws') throw new Error('the close step broke')
