@@ -20,8 +20,8 @@ import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
-import { parseRedirects } from './redirects.ts'
-import { checkProxyAddress, type TrustProxy } from './trust-proxy.ts'
+import { checkProxyAddress, type TrustProxy } from './http/trust-proxy.ts'
+import { parseRedirects } from './pages/redirects.ts'
 
 export interface GatewayConfig {
   host: string

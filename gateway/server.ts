@@ -1,7 +1,7 @@
 import { runServer } from '../shared/run-server.ts'
 import { buildGateway } from './app.ts'
 import { loadGatewayConfig } from './config.ts'
-import { drainThenClose } from './drain.ts'
+import { drainThenClose } from './plugins/app/drain.ts'
 
 await runServer({
   service: 'gateway',

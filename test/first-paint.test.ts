@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
-import { forCaching } from '../gateway/content-security.ts'
+import { forCaching } from '../gateway/http/content-security.ts'
 import { ROOT } from './helpers/processes.ts'
 import { startSystem } from './helpers/system.ts'
 

@@ -3,7 +3,7 @@ import { Negotiator } from '@fastify/accept-negotiator'
 import { LRUCache } from 'lru-cache'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER, TOKEN_COOKIE_NAME } from '../../shared/constants.ts'
 import { requestIdOf } from '../../shared/logging.ts'
-import { notModified } from '../http-caching.ts'
+import { notModified } from '../http/http-caching.ts'
 import type { CachedPage, PageCache } from './page-cache.ts'
 
 export interface PageCacheHitOptions {
@@ -138,19 +138,30 @@ export function headersForCache(headers: Record<string, unknown>): Record<string
 }
 
 /**
+ * Where the server finds the page-cache hits: the server is made before the
+ * page cache, so its plugin puts them here once it is set up. Until then, and
+ * without PAGE_CACHE_FAST_PATH, every request goes to Fastify.
+ */
+export interface FastPath {
+  answer: (request: IncomingMessage, response: ServerResponse) => boolean
+}
+
+export const noFastPathYet = (): FastPath => ({ answer: () => false })
+
+/**
  * An HTTP server like the one Fastify makes for itself, that first offers
- * each request to `answer` (the page-cache hits) and hands the rest to Fastify.
+ * each request to the fast path (the page-cache hits) and hands the rest to Fastify.
  */
 export function serverWithPageCacheHits(
   fastifyHandler: (request: IncomingMessage, response: ServerResponse) => void,
   options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number },
-  answer: (request: IncomingMessage, response: ServerResponse) => boolean,
+  fastPath: FastPath,
   headersTimeoutMs?: number,
 ): Server {
   // Node checks both timeouts only this often (30 s by default): a slow client is cut off near its deadline, not up to 30 s after it.
   const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(options.requestTimeout || Infinity, headersTimeoutMs ?? Infinity) / 4)))
   const server = createServer({ connectionsCheckingInterval: checkEvery }, (request, response) => {
-    if (!answer(request, response)) fastifyHandler(request, response)
+    if (!fastPath.answer(request, response)) fastifyHandler(request, response)
   })
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
   if (headersTimeoutMs !== undefined) server.headersTimeout = headersTimeoutMs

@@ -1,6 +1,6 @@
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { LRUCache } from 'lru-cache'
-import { weakEtag } from '../http-caching.ts'
+import { weakEtag } from '../http/http-caching.ts'
 import { touchesEveryPage } from './cache-tags.ts'
 
 export interface CachedPage {

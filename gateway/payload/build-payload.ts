@@ -18,6 +18,15 @@ export interface PayloadRequest {
   context: RunContext
 }
 
+/**
+ * What a payload is built from for a page and its query (without `part`): the
+ * same for the payload route and a render request, so both give one payload.
+ */
+export function payloadInput(path: string, params: URLSearchParams, context: RunContext): Omit<PayloadRequest, 'part'> {
+  const query = params.toString()
+  return { path, fullPath: `${path}${query ? `?${query}` : ''}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, context }
+}
+
 export interface BuiltPayload {
   payload: PagePayload
   cacheStatus: CacheStatus

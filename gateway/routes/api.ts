@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { API_PATH, CACHE_STATUS_HEADER } from '../../shared/constants.ts'
 import { BadRequestError, UnsupportedMediaTypeError } from '../errors.ts'
-import { markPrivate, resolveToken } from '../tokens.ts'
+import { markPrivate, resolveToken } from '../preview/tokens.ts'
 
 interface GraphQLBody {
   query?: unknown

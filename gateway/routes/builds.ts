@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { BUILD_META_PREFIX, LATEST_BUILD_PATH } from '../../shared/constants.ts'
+import { BuildNotFoundError } from '../errors.ts'
 
 /** The build manifest: which build is live, and its route rules. */
 export async function buildRoutes(app: FastifyInstance): Promise<void> {
@@ -10,9 +11,7 @@ export async function buildRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { file: string } }>(`${BUILD_META_PREFIX}:file`, async (request, reply) => {
     const id = request.params.file.endsWith('.json') ? request.params.file.slice(0, -'.json'.length) : undefined
-    if (id !== app.build.id) {
-      return reply.code(404).send({ errors: [{ message: 'Unknown build', extensions: { code: 'BUILD_NOT_FOUND' } }] })
-    }
+    if (id !== app.build.id) throw new BuildNotFoundError()
     reply.header('cache-control', 'public, max-age=31536000, immutable')
     return app.build.meta()
   })

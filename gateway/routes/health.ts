@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import { PROBE_ROUTE } from '../../shared/logging.ts'
 import { serveMetrics } from '../../shared/metrics.ts'
-import type { Readiness } from '../readiness.ts'
+import type { Readiness } from '../health/readiness.ts'
 
 /** Answered on the internal listener only. */
 const INTERNAL_PATHS = ['/readyz', '/metrics'] as const

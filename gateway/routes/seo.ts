@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { CACHE_STATUS_HEADER } from '../../shared/constants.ts'
 import { CHANNELS } from '../../shared/sections.ts'
-import type { RouteDefinition, RouteTable } from '../../shared/routes.ts'
+import { type RouteDefinition, type RouteTable, createRouteTable } from '../../shared/routes.ts'
 
 interface SitemapEntry {
   sectionHandle: string
@@ -22,8 +22,9 @@ function pathOf(entry: SitemapEntry, routes: RouteTable): string | undefined {
 }
 
 /** sitemap.xml (every public page and every CMS slug, with lastmod) and robots.txt. */
-export async function seoRoutes(app: FastifyInstance, options: { routes: RouteTable }): Promise<void> {
+export async function seoRoutes(app: FastifyInstance): Promise<void> {
   const siteUrl = app.config.siteUrl.href.replace(/\/+$/, '')
+  const routes = createRouteTable(app.config.siteHandle)
 
   app.get('/sitemap.xml', async (request, reply) => {
     const { answer, status } = await app.content.runNamed('Sitemap', { site: app.config.siteHandle }, {
@@ -40,13 +41,13 @@ export async function seoRoutes(app: FastifyInstance, options: { routes: RouteTa
     if (entries) {
       const dated = new Map<string, string | null>()
       for (const entry of entries) {
-        const path = pathOf(entry, options.routes)
+        const path = pathOf(entry, routes)
         if (path) dated.set(path, entry.dateUpdated)
       }
-      for (const path of options.routes.canonicalStaticPaths()) if (dated.has(path)) lastmod.set(path, dated.get(path) ?? null)
+      for (const path of routes.canonicalStaticPaths()) if (dated.has(path)) lastmod.set(path, dated.get(path) ?? null)
       for (const [path, date] of dated) lastmod.set(path, date)
     } else {
-      for (const path of options.routes.canonicalStaticPaths()) lastmod.set(path, null)
+      for (const path of routes.canonicalStaticPaths()) lastmod.set(path, null)
     }
     const urls = [...lastmod.entries()]
       .map(([path, date]) => `  <url><loc>${xmlEscape(`${siteUrl}${path}`)}</loc>${date ? `<lastmod>${xmlEscape(new Date(date).toISOString())}</lastmod>` : ''}</url>`)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Readiness, type ReadinessReport } from '../../gateway/readiness.ts'
+import { Readiness, type ReadinessReport } from '../../gateway/health/readiness.ts'
 
 const report = (status: ReadinessReport['status']): ReadinessReport => ({ status, checks: {}, schema: { craftVersion: 5, failing: {} } })
 

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import t, { type Test } from 'tap'
-import { type PoolMember, RendererPool } from '../../gateway/renderer-pool.ts'
+import { type PoolMember, RendererPool } from '../../gateway/renderers/renderer-pool.ts'
 import { freePort } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void

@@ -1,5 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { PAYLOAD_PARTS } from '../shared/payload.ts'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CACHE_STATUS_HEADER, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { PAYLOAD_PARTS } from '../../shared/payload.ts'
+import { PreviewLimitError } from '../errors.ts'
 
 /** The payload requests a renderer may make for one render: every part once. */
 const PAYLOADS_PER_RENDER = PAYLOAD_PARTS.length
@@ -66,4 +68,10 @@ export class PreviewLimit {
     const result = await this.count(request)
     return !result.isAllowed && result.isExceeded ? Math.max(1, result.ttlInSeconds) : undefined
   }
+}
+
+/** The error to throw for a preview over the limit, its answer's headers set: the Dutch page for a page, JSON for a payload. */
+export function previewRefused(reply: FastifyReply, retryAfterSeconds: number): InstanceType<typeof PreviewLimitError> {
+  reply.header(CACHE_STATUS_HEADER, 'BYPASS').header('retry-after', String(retryAfterSeconds)).header('cache-control', PRIVATE_NO_STORE)
+  return new PreviewLimitError(retryAfterSeconds)
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { PAYLOAD_SUFFIX, PRIVATE_NO_STORE, SHUTDOWN_DRAIN_MS } from '../shared/constants.ts'
-import { fallbackPage } from './fallback-page.ts'
+import fp from 'fastify-plugin'
+import { PAYLOAD_SUFFIX, SHUTDOWN_DRAIN_MS } from '../../../shared/constants.ts'
+import { sendErrorPage } from '../../http/error-answers.ts'
+import { CATCH_ALL_ROUTE } from '../../routes/catch-all.ts'
 
-/** The catch-all route of pages (routes/pages.ts); payloads share it. */
-const PAGE_ROUTE = '/*'
 const POLL_MS = 25
 
 declare module 'fastify' {
@@ -34,24 +34,18 @@ export class Drain {
 }
 
 function isPage(request: FastifyRequest): boolean {
-  if (request.routeOptions.url !== PAGE_ROUTE) return false
+  if (request.routeOptions.url !== CATCH_ALL_ROUTE) return false
   const cut = request.url.indexOf('?')
   return !(cut === -1 ? request.url : request.url.slice(0, cut)).endsWith(PAYLOAD_SUFFIX)
 }
 
-export function setUpDrain(app: FastifyInstance): void {
+async function drain(app: FastifyInstance): Promise<void> {
   const drain = new Drain()
   app.decorate('drain', drain)
   app.addHook('onRequest', async (request, reply) => {
     if (!isPage(request)) return
-    if (drain.draining) {
-      return reply
-        .code(503)
-        .header('cache-control', PRIVATE_NO_STORE)
-        .header('connection', 'close')
-        .type('text/html; charset=utf-8')
-        .send(fallbackPage(503))
-    }
+    // Refused, not failed: the Dutch page without an error in the log.
+    if (drain.draining) return sendErrorPage(reply.header('connection', 'close'), 503)
     drain.inFlight++
     reply.raw.once('close', () => drain.inFlight--)
   })
@@ -63,3 +57,5 @@ export async function drainThenClose(app: FastifyInstance): Promise<void> {
   app.log.info({ pagesInFlight: left }, left === 0 ? 'pages in flight done; closing' : 'drain deadline passed; closing')
   await app.close()
 }
+
+export default fp(drain, { name: 'drain' })

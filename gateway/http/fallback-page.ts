@@ -1,4 +1,4 @@
-import { GENERIC_ERROR_HEADING, LOADING_BAR } from '../shared/constants.ts'
+import { GENERIC_ERROR_HEADING, LOADING_BAR } from '../../shared/constants.ts'
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { API_PATH, PAYLOAD_SUFFIX, PRIVATE_NO_STORE, REQUEST_ID_HEADER } from '../shared/constants.ts'
-import { errorBody } from '../shared/errors.ts'
+import { API_PATH, PAYLOAD_SUFFIX, PRIVATE_NO_STORE, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { errorBody } from '../../shared/errors.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { fallbackPage } from './fallback-page.ts'
 
@@ -16,11 +16,22 @@ export function forVisitor(method: string | undefined, url: string | undefined):
   return !(path === API_PATH || path.startsWith(`${API_PATH}/`) || path.endsWith(PAYLOAD_SUFFIX))
 }
 
+/** The gateway's own Dutch page of a status, never stored. */
+export function sendErrorPage(reply: FastifyReply, statusCode: number): FastifyReply {
+  return reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE).type('text/html; charset=utf-8').send(fallbackPage(statusCode))
+}
+
 /** An error answer through Fastify: the Dutch page for a visitor, the JSON error for a program. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: number, message: string, code: string): FastifyReply {
-  reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE)
-  if (forVisitor(request.method, request.url)) return reply.type('text/html; charset=utf-8').send(fallbackPage(statusCode))
-  return reply.type('application/json; charset=utf-8').send(errorBody(message, code))
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  statusCode: number,
+  message: string,
+  code: string,
+  visitor = forVisitor(request.method, request.url),
+): FastifyReply {
+  if (visitor) return sendErrorPage(reply, statusCode)
+  return reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE).type('application/json; charset=utf-8').send(errorBody(message, code))
 }
 
 /** What the HTTP parser refuses, before there is a request: by Node's error code. */

@@ -7,8 +7,10 @@ import {
   PRIVATE_NO_STORE,
   TOKEN_COOKIE_MAX_AGE_SECONDS,
   TOKEN_COOKIE_NAME,
-} from '../shared/constants.ts'
-import type { RunContext } from './craft/content-service.ts'
+} from '../../shared/constants.ts'
+import type { SitePath } from '../../shared/site-path.ts'
+import type { ContentService, RunContext } from '../craft/content-service.ts'
+import { PRIVATE_NO_CACHE } from '../http/http-caching.ts'
 
 const MAX_TOKEN_LENGTH = 512
 
@@ -63,6 +65,31 @@ export function resolveToken(request: FastifyRequest, siteToken: string | undefi
     return { token, preview: true, source, cookie, malformed: false, requestId }
   }
   return { token: siteToken, preview: false, source: 'site', cookie, malformed: false, requestId }
+}
+
+/**
+ * The address of a request that is no preview, without the names of a
+ * preview link (`token`, `x-craft-preview`, `x-craft-live-preview`): such a
+ * request gets the live page, under the key and from the render of the
+ * address without them. Other parameters keep their bytes and order.
+ */
+export function withoutPreviewLink(url: SitePath): SitePath {
+  if (url.search === '') return url
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => {
+      const name = pair.split('=', 1)[0] ?? ''
+      return !PREVIEW_LINK_PARAMS.has(decodeURIComponent(name.replace(/\+/g, ' ')))
+    })
+  const search = kept.length === 0 ? '' : `?${kept.join('&')}`
+  return search === url.search ? url : { ...url, search }
+}
+
+/** A failed answer built with the token cookie, because the CMS no longer accepts that token (expired, or from another CMS). */
+export async function refusedCookie(content: ContentService, context: ResolvedToken, statusCode: number): Promise<boolean> {
+  if (context.source !== 'cookie' || context.token === undefined || statusCode < 500) return false
+  return !(await content.acceptsToken(context.token, context.requestId))
 }
 
 /** The context of a request whose own token Craft refused: the live content with the default token, still uncached. */
@@ -123,4 +150,16 @@ export function clearTokenCookie(reply: FastifyReply): void {
 export function markPrivate(reply: FastifyReply): void {
   reply.header('cache-control', PRIVATE_NO_STORE)
   reply.header('x-robots-tag', 'noindex')
+}
+
+/**
+ * A live answer to a request that carried a token cookie (which it then
+ * ignored: one Craft would refuse, the site's default token, or one beside
+ * a malformed token) clears it, and is then for this browser alone; one
+ * that presented a malformed token is private and noindex like a preview.
+ */
+export function dropUnusableCookie(reply: FastifyReply, context: ResolvedToken): void {
+  if (context.cookie !== 'none') clearTokenCookie(reply)
+  if (context.malformed) markPrivate(reply)
+  else if (context.cookie !== 'none' && String(reply.getHeader('cache-control') ?? '').startsWith('public')) reply.header('cache-control', PRIVATE_NO_CACHE)
 }

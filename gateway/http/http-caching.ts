@@ -7,8 +7,6 @@ export function publicCacheControl(ttlMs: number, staleWhileRevalidateMs: number
   return `public, max-age=0, s-maxage=${Math.floor(ttlMs / 1000)}, stale-while-revalidate=${Math.floor(staleWhileRevalidateMs / 1000)}`
 }
 
-// Defined with the other shared values; still exported here for the routes that import their cache headers from this module.
-export { PRIVATE_NO_STORE } from '../shared/constants.ts'
 /** A freshly rendered page: its CSP nonce is for this response alone, so no shared cache may hand it on; the browser may revalidate. */
 export const PRIVATE_NO_CACHE = 'private, no-cache'
 

@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
-import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
-import { RENDER_REQUEST_CONTENT_TYPE } from '../shared/render-request.ts'
-import { RenderSigner } from '../shared/render-signature.ts'
+import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
+import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
+import { RenderSigner } from '../../shared/render-signature.ts'
 import { afterCommitWindow } from './commit-window.ts'
-import { RendererUnavailableError } from './errors.ts'
+import { RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
 export interface RenderResponse {
@@ -14,6 +14,13 @@ export interface RenderResponse {
   body: Buffer | Readable
   /** Filled in once the body has ended (the render's outcome). */
   trailers: Record<string, string | string[] | undefined>
+}
+
+/** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
+export function discard(rendered: RenderResponse): void {
+  if (Buffer.isBuffer(rendered.body)) return
+  rendered.body.on('error', () => undefined)
+  rendered.body.destroy()
 }
 
 /**

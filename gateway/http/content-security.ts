@@ -28,6 +28,19 @@ export function contentSecurityPolicy(inline: InlineSources, frameAncestors: str
   ].join('; ')
 }
 
+/** The policies of this site's pages: a fresh page's, by its response's nonce, and one with other inline sources (none, or a cached page's hashes). */
+export interface PagePolicies {
+  withNonce: (nonce: string) => string
+  withInline: (inline: InlineSources) => string
+}
+
+export function pagePolicies(config: { frameAncestors: string[]; connectSources: string[]; imageSources: string[] }): PagePolicies {
+  const withInline = (inline: InlineSources): string => contentSecurityPolicy(inline, config.frameAncestors, config.connectSources, config.imageSources)
+  // A fresh page's policy differs only in its nonce: the text around it is made once.
+  const aroundNonce = withInline(nonceSources('\u0000')).split('\u0000')
+  return { withNonce: (nonce) => aroundNonce.join(nonce), withInline }
+}
+
 /**
  * The policy of every answer that is not a rendered page. HTML (the
  * gateway's own fallback page) may load the site's stylesheet and be framed

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import type { Registry } from 'prom-client'
-import { type RequestLogController, requestIdOf } from '../shared/logging.ts'
-import { Readiness, checkReadiness } from './readiness.ts'
-import { internalRoutes } from './routes/health.ts'
+import fp from 'fastify-plugin'
+import { type RequestLogController, requestIdOf } from '../../../shared/logging.ts'
+import { Readiness, checkReadiness } from '../../health/readiness.ts'
+import { internalRoutes } from '../../routes/health.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,7 +20,7 @@ declare module 'fastify' {
  * logger. Readiness asks the CMS, the renderers and Redis, and metrics tell
  * versions and latencies: neither belongs on the public port.
  */
-export async function setUpInternalListener(gateway: FastifyInstance, registry: Registry, logController: RequestLogController): Promise<void> {
+async function internalListener(gateway: FastifyInstance, { logController }: { logController: RequestLogController }): Promise<void> {
   const internal = Fastify({
     loggerInstance: gateway.log.child({ listener: 'internal' }),
     genReqId: requestIdOf,
@@ -34,7 +34,9 @@ export async function setUpInternalListener(gateway: FastifyInstance, registry: 
     onChange: (report) =>
       report.status === 'ready' ? internal.log.info({ checks: report.checks }, 'gateway ready') : internal.log.warn({ checks: report.checks }, 'gateway not ready'),
   })
-  await internal.register(internalRoutes, { gateway, readiness, registry })
+  await internal.register(internalRoutes, { gateway, readiness, registry: gateway.metrics.registry })
   gateway.decorate('internal', internal)
   gateway.addHook('onClose', async () => internal.close())
 }
+
+export default fp(internalListener, { name: 'internal-listener', dependencies: ['config', 'metrics', 'drain', 'craft', 'renderers', 'shared-tier'] })

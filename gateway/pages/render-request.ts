@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { PAYLOAD_UNAVAILABLE_MESSAGE } from '../../shared/constants.ts'
+import { errorPayload } from '../../shared/payload.ts'
+import { encodeRenderRequest } from '../../shared/render-request.ts'
+import type { SitePath } from '../../shared/site-path.ts'
+import { type BuiltPayload, type PayloadRequest, payloadInput } from '../payload/build-payload.ts'
+import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
+import type { ResolvedToken } from '../preview/tokens.ts'
+import { PENDING, settledAtOnce } from './settled-at-once.ts'
+
+/** A render request's body, and whether its data shows a draft or an unpublished entry (undefined: the gateway cannot tell). */
+export interface PreparedRender {
+  body: string
+  showsPreview: boolean | undefined
+}
+
+/**
+ * The page's data for its render, assembled here (through the caches) so
+ * the renderer need not ask for it: the primary part, and the deferred part
+ * too when it is at hand at once. Data still on its way is left to the
+ * renderer, which asks for it and streams it in when it comes.
+ */
+export async function renderRequest(app: FastifyInstance, request: FastifyRequest, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
+  const input = payloadInput(url.path, new URLSearchParams(url.search), context)
+  let primary: BuiltPayload
+  try {
+    primary = await app.payloads.build({ ...input, part: 'primary' })
+  } catch (error) {
+    request.log.error({ err: error }, 'the page data could not be assembled')
+    const failed = errorPayload({ path: url.path, fullPath: input.fullPath, statusCode: 502, message: PAYLOAD_UNAVAILABLE_MESSAGE, preview: context.preview, siteUrl: '' })
+    return { body: encodeRenderRequest(payloadJson(failed)), showsPreview: undefined }
+  }
+  const { payload } = primary
+  if (context.preview) return previewRenderRequest(app, input, primary, context)
+  // A preview page carries no cache tags: nothing keeps it.
+  if (payload.status === 200 && !context.preview) app.renderTags.record(request.id, primary.tags)
+  // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
+  const deferredMayBeCached = app.config.cache.queryCache && !context.preview
+  const alone = { body: encodeRenderRequest(payloadJson(payload)), showsPreview: false }
+  if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return alone
+  const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
+  if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return alone
+  app.renderTags.record(request.id, deferred.tags)
+  return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: false }
+}
+
+/**
+ * The render request of a preview, and whether the page shows a draft or an
+ * unpublished entry. When that decides the token cookie (a token from the
+ * preview link or the cookie) and the primary part shows none, the deferred
+ * part is fetched here and handed over: the cookie goes out with the
+ * headers, before the renderer would have asked for it.
+ */
+async function previewRenderRequest(app: FastifyInstance, input: Omit<PayloadRequest, 'part'>, primary: BuiltPayload, context: ResolvedToken): Promise<PreparedRender> {
+  const { payload } = primary
+  const alone = encodeRenderRequest(payloadJson(payload))
+  if (payload.status >= 500) return { body: alone, showsPreview: undefined }
+  if (primary.showsPreview || payload.pending.length === 0) return { body: alone, showsPreview: primary.showsPreview }
+  if (context.source !== 'query' && context.source !== 'cookie') return { body: alone, showsPreview: undefined }
+  const deferred = await app.payloads.build({ ...input, part: 'deferred' }).catch(() => undefined)
+  if (deferred === undefined || deferred.payload.status !== 200) return { body: alone, showsPreview: undefined }
+  return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: deferred.showsPreview }
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { RendererPool } from '../../renderers/renderer-pool.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    renderers: RendererPool
+  }
+}
+
+/** The renderers (RENDERER_URLS, each name resolved to its replicas), taken in turn. */
+async function renderers(app: FastifyInstance): Promise<void> {
+  const { config } = app
+  const pool = new RendererPool(config.rendererUrls, config.renderTimeoutMs, {
+    probeIntervalMs: config.rendererProbeIntervalMs,
+    dnsRefreshMs: config.rendererDnsRefreshMs,
+    renderSecret: config.renderSecret,
+    onMemberChange: (origin, up, reason) => app.log[up ? 'info' : 'warn']({ renderer: origin, reason }, up ? 'renderer back in turn' : 'renderer skipped'),
+    onLookupFailed: (host, error) => app.log.warn({ host, err: error }, 'renderer host name does not resolve; keeping its last addresses'),
+  })
+  app.decorate('renderers', pool)
+  app.addHook('onClose', async () => pool.close())
+}
+
+export default fp(renderers, { name: 'renderers', dependencies: ['config'] })

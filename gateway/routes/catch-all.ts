@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify'
+import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
+import { splitSitePath } from '../../shared/site-path.ts'
+import { BadRequestError } from '../errors.ts'
+import { pageAnswers } from './pages.ts'
+import { payloadAnswers } from './payloads.ts'
+
+/**
+ * The one route of pages and their payloads: every GET no other route takes.
+ * Drain, the cache status, the error answers and the metrics of the page-cache
+ * fast path know a page by it.
+ */
+export const CATCH_ALL_ROUTE = '/*'
+
+const isPayloadPath = (path: string): boolean => path.endsWith(PAYLOAD_SUFFIX)
+
+/** Whether a request of the catch-all route asks for a payload (JSON, its errors too) rather than a page, as the route tells them apart. */
+export function asksForPayload(url: string): boolean {
+  const site = splitSitePath(url)
+  return site ? isPayloadPath(site.path) : url.endsWith(PAYLOAD_SUFFIX) || url.includes(`${PAYLOAD_SUFFIX}?`)
+}
+
+/** Pages (proxied to a renderer, streamed through) and their payloads. */
+export async function catchAllRoute(app: FastifyInstance): Promise<void> {
+  const page = pageAnswers(app)
+  const payload = payloadAnswers(app)
+  app.get(CATCH_ALL_ROUTE, async (request, reply) => {
+    const url = splitSitePath(request.url)
+    if (!url) throw new BadRequestError('Invalid path')
+    if (isPayloadPath(url.path)) return payload(request, reply, url)
+    if (url.path.length > 1 && url.path.endsWith('/')) {
+      const target = `/${url.rawPath.split('/').filter(Boolean).join('/')}`
+      return reply.redirect(`${target}${url.search}`, 301)
+    }
+    return page(request, reply, url)
+  })
+}

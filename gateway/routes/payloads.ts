@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CACHE_STATUS_HEADER, PAYLOAD_SUFFIX, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
+import type { SitePath } from '../../shared/site-path.ts'
+import { cacheTagHeaders } from '../cache/cache-tags.ts'
+import { BadRequestError } from '../errors.ts'
+import { publicCacheControl, sendWithEtag } from '../http/http-caching.ts'
+import { type BuiltPayload, payloadInput } from '../payload/build-payload.ts'
+import { payloadJson } from '../payload/payload-json.ts'
+import { previewRefused } from '../preview/preview-limit.ts'
+import { type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, resolveToken, settleTokenCookie, withSiteToken, withoutPreviewLink } from '../preview/tokens.ts'
+
+/**
+ * `{path}/_payload.json` (routes/catch-all.ts): the data of a page, as the
+ * renderer and the browser ask for it, whole or one part (`?part=`).
+ */
+export function payloadAnswers(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply, requested: SitePath) => Promise<FastifyReply> {
+  /** The payload, built again with the site's token when the CMS refused the token cookie; its context with it. */
+  async function build(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<{ built: BuiltPayload; context: ResolvedToken; part: PayloadPart }> {
+    const pagePath = requested.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
+    let context = resolveToken(request, app.config.craftToken)
+    const url = context.preview ? requested : withoutPreviewLink(requested)
+    const params = new URLSearchParams(url.search)
+    const part = (params.get(PAYLOAD_PART_PARAM) ?? 'all') as PayloadPart
+    if (!PAYLOAD_PARTS.includes(part)) throw new BadRequestError(`${PAYLOAD_PART_PARAM} must be one of ${PAYLOAD_PARTS.join(', ')}`)
+    params.delete(PAYLOAD_PART_PARAM)
+    if (context.preview) {
+      const retryAfter = await app.previewLimit.refusedPayload(request)
+      if (retryAfter !== undefined) throw previewRefused(reply, retryAfter)
+    }
+    const buildWith = (token: ResolvedToken) => app.payloads.build({ ...payloadInput(pagePath, params, token), part })
+    let built = await buildWith(context)
+    if (await refusedCookie(app.content, context, built.payload.status)) {
+      request.log.info('the CMS refused the token cookie; dropped, the live payload instead')
+      context = withSiteToken(context, app.config.craftToken)
+      built = await buildWith(context)
+    }
+    return { built, context, part }
+  }
+
+  return async (request, reply, requested) => {
+    const { built, context, part } = await build(request, reply, requested)
+    const { payload: body, cacheStatus } = built
+    reply.header(CACHE_STATUS_HEADER, context.preview ? 'BYPASS' : cacheStatus)
+    reply.code(body.status).type('application/json; charset=utf-8')
+    if (context.preview) {
+      markPrivate(reply)
+      // Only a payload of the whole page tells that a token shows nothing on it.
+      const whole = part === 'all' || (part === 'primary' && body.pending.length === 0)
+      settleTokenCookie(reply, context, built.showsPreview ? true : whole && body.status < 500 ? false : undefined, false)
+    } else if (body.status !== 200) reply.header('cache-control', PRIVATE_NO_STORE)
+    else {
+      reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
+      reply.headers(cacheTagHeaders(built.tags))
+      app.renderTags.record(request.id, built.tags)
+      dropUnusableCookie(reply, context)
+      return sendWithEtag(request, reply, payloadJson(body))
+    }
+    if (!context.preview) dropUnusableCookie(reply, context)
+    return reply.send(body)
+  }
+}
