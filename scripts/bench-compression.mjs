@@ -1,0 +1,87 @@
+// What compressing one fresh page costs at each brotli quality and gzip
+// level, in isolation on the page's real bytes, the two ways the gateway's
+// @fastify/compress does it (gateway/app.ts):
+//
+// - `sync`: one brotliCompressSync/gzipSync call on the event loop. The
+//   plugin does this for a whole buffer up to its syncThreshold, which it
+//   derives from os.availableParallelism(): 65,536 bytes on one core (the
+//   bench pins the servers to one), 8,192 on two, 4,096 on more.
+// - `stream`: a createBrotliCompress/createGzip stream with the gateway's
+//   flush mode (BROTLI_OPERATION_FLUSH / Z_SYNC_FLUSH), the page written as
+//   one chunk, as for a larger page; the work runs on libuv's threadpool.
+//
+// CPU time is the whole process's (process.cpuUsage counts every thread),
+// per page. Used by `npm run bench` (scenario 4c's section of results.json);
+// on its own:
+//
+//   node scripts/bench-compression.mjs PAGE.html
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib'
+
+/** The gateway's options (gateway/app.ts) at another level. */
+const brotliOptions = (quality) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: quality }, flush: constants.BROTLI_OPERATION_FLUSH })
+const gzipOptions = (level) => ({ level, flush: constants.Z_SYNC_FLUSH })
+
+export const LEVELS = [
+  ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map((quality) => ({ encoding: 'br', level: quality, options: brotliOptions(quality), current: quality === 4 })),
+  ...[1, 2, 3, 4, 5, 6, 9].map((level) => ({ encoding: 'gzip', level, options: gzipOptions(level), current: level === 6 })),
+]
+
+function compressStreaming(encoding, options, page) {
+  return new Promise((resolve, reject) => {
+    const stream = encoding === 'br' ? createBrotliCompress(options) : createGzip(options)
+    let bytes = 0
+    stream.on('data', (chunk) => (bytes += chunk.length))
+    stream.on('end', () => resolve(bytes))
+    stream.on('error', reject)
+    stream.end(page)
+  })
+}
+
+const compressSync = (encoding, options, page) => (encoding === 'br' ? brotliCompressSync(page, options) : gzipSync(page, options)).length
+
+/** CPU microseconds per page and compressed bytes, each level for at least `minMs` of repetitions (after a few to warm up). */
+export async function measureCompression(page, { minMs = 300 } = {}) {
+  const rows = []
+  for (const { encoding, level, options, current } of LEVELS) {
+    const row = { encoding, level, current, bytes: 0 }
+    for (const mode of ['sync', 'stream']) {
+      const once = mode === 'sync' ? async () => compressSync(encoding, options, page) : () => compressStreaming(encoding, options, page)
+      for (let i = 0; i < 5; i++) row.bytes = await once()
+      const cpuBefore = process.cpuUsage()
+      const started = performance.now()
+      let runs = 0
+      while (performance.now() - started < minMs) {
+        await once()
+        runs++
+      }
+      const cpu = process.cpuUsage(cpuBefore)
+      row[`${mode}_cpu_us`] = Number(((cpu.user + cpu.system) / runs).toFixed(1))
+    }
+    row.ratio = Number((row.bytes / page.length).toFixed(3))
+    rows.push(row)
+  }
+  return { page_bytes: page.length, levels: rows }
+}
+
+/** The table of a measurement. */
+export function describeCompression({ page_bytes: pageBytes, levels }) {
+  const lines = [
+    `compression of one fresh page (${pageBytes} bytes), CPU per page:`,
+    '| encoding | level | bytes | of the page | sync µs | stream µs |',
+    '|---|---|---|---|---|---|',
+  ]
+  for (const row of levels) lines.push(`| ${row.encoding} | ${row.level}${row.current ? ' (now)' : ''} | ${row.bytes} | ${row.ratio} | ${row.sync_cpu_us} | ${row.stream_cpu_us} |`)
+  return lines.join('\n')
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const file = process.argv[2]
+  if (!file) {
+    console.error('usage: node scripts/bench-compression.mjs PAGE.html')
+    process.exit(2)
+  }
+  console.log(describeCompression(await measureCompression(readFileSync(file))))
+}
