@@ -120,8 +120,13 @@ t.test('a click goes ahead of the prefetches; the ones no longer needed are abor
   const held = new Map<string, Route>()
   let allRunning!: () => void
   const fiveRunning = new Promise<void>((resolve) => (allRunning = resolve))
+  // The click's own request, once it has reached the route (waitForRequest can resolve before the route handler runs).
+  let clickRouted!: (route: Route) => void
+  const clickedRoute = new Promise<Route>((resolve) => (clickRouted = resolve))
   await page.route(`**/*${PAYLOAD_SUFFIX}*`, (route) => {
-    held.set(payloadPath(route.request()), route)
+    const path = payloadPath(route.request())
+    held.set(path, route)
+    if (path === clicked) clickRouted(route)
     if (running.every((path) => held.has(path))) allRunning()
   })
   const aborted = new Set<string>()
@@ -136,11 +141,10 @@ t.test('a click goes ahead of the prefetches; the ones no longer needed are abor
   await fiveRunning
   t.same([...held.keys()].sort(), [...running].sort(), `five prefetches under way, ${clicked} and ${unneeded} queued`)
 
-  const requested = page.waitForRequest((request) => isPayload(request) && payloadPath(request) === clicked, { timeout: 10_000 })
   await page.click(`header nav a[href="${clicked}"]`)
-  await requested
+  const clickRoute = await clickedRoute
   t.pass('the click fetched its payload at once, past the five held prefetches')
-  await held.get(clicked)?.continue()
+  await clickRoute.continue()
   await leaves(page, home)
   t.equal(new URL(page.url()).pathname, clicked, `the page is shown (${await heading(page)}) while the prefetches are still held`)
   await Promise.race([fiveAborted, page.waitForTimeout(10_000)])
