@@ -16,9 +16,8 @@
 //
 //   node scripts/bench-compression.mjs PAGE.html
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib'
+import { mainFileArgument } from './main-file-argument.mjs'
 
 /** The gateway's options (gateway/app.ts) at another level. */
 const brotliOptions = (quality) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: quality }, flush: constants.BROTLI_OPERATION_FLUSH })
@@ -77,11 +76,5 @@ export function describeCompression({ page_bytes: pageBytes, levels }) {
   return lines.join('\n')
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const file = process.argv[2]
-  if (!file) {
-    console.error('usage: node scripts/bench-compression.mjs PAGE.html')
-    process.exit(2)
-  }
-  console.log(describeCompression(await measureCompression(readFileSync(file))))
-}
+const pageFile = mainFileArgument(import.meta.url, 'node scripts/bench-compression.mjs PAGE.html')
+if (pageFile) console.log(describeCompression(await measureCompression(readFileSync(pageFile))))

@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { SourceMap } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { mainFileArgument } from './main-file-argument.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** Ticks that are not JavaScript running: the process waiting, V8 outside JS, or collecting garbage. */
@@ -292,12 +293,8 @@ export function describe(summary, steps, { top = 15 } = {}) {
   return lines.join('\n')
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const file = process.argv[2]
-  if (!file) {
-    console.error('usage: node scripts/bench-profile-summary.mjs FILE.cpuprofile [--top=25] [--steps=gateway|renderer]')
-    process.exit(2)
-  }
+const file = mainFileArgument(import.meta.url, 'node scripts/bench-profile-summary.mjs FILE.cpuprofile [--top=25] [--steps=gateway|renderer]')
+if (file) {
   const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
   const top = Number(option('top') ?? 25)
   const profile = JSON.parse(readFileSync(file, 'utf8'))
