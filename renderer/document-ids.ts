@@ -4,6 +4,12 @@ export const CONFIG_SCRIPT_ID = '__CONFIG__'
 export const DEFERRED_SCRIPT_ID = '__DEFERRED__'
 export const ROOT_ID = 'root'
 
+/** The JSON of one of those elements, in the browser; undefined when the element or its text is missing. */
+export function readElementJson<T>(id: string): T | undefined {
+  const text = document.getElementById(id)?.textContent
+  return text ? (JSON.parse(text) as T) : undefined
+}
+
 /** What the browser bundle needs to know about the build it belongs to. */
 export interface ClientConfig {
   buildId: string

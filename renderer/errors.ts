@@ -1,7 +1,7 @@
 import createError from '@fastify/error'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { PRIVATE_NO_STORE } from '../shared/constants.ts'
-import { errorBody } from '../shared/errors.ts'
+import { errorAnswerOf, errorBody } from '../shared/errors.ts'
 
 /** The renderer's own errors, each with a stable code and status (BAD_REQUEST is in shared/errors.ts); only the gateway, or a stranger, reads them. */
 export const UnsignedRenderError = createError('FORBIDDEN', 'The render request is not signed by the gateway', 403)
@@ -13,12 +13,6 @@ export const NotFoundError = createError('NOT_FOUND', 'Not found', 404)
  * status, code and message; anything else a 500 that says no more.
  */
 export function sendErrorAnswer(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
-  if (statusCode >= 500) request.log.error({ err: error }, 'request failed')
-  else request.log.info({ code: error.code, statusCode }, error.message)
-  const message = statusCode >= 500 ? 'Internal server error' : error.message
-  return reply
-    .code(statusCode)
-    .header('cache-control', PRIVATE_NO_STORE)
-    .send(errorBody(message, error.code ?? 'INTERNAL_SERVER_ERROR'))
+  const { statusCode, code, message } = errorAnswerOf(error, request.log)
+  return reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE).send(errorBody(message, code))
 }

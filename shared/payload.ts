@@ -46,6 +46,22 @@ export function payloadPathOf(pagePath: string): string {
   return `${base}${PAYLOAD_SUFFIX}`
 }
 
+/** The page a payload path belongs to: `/over-ons/_payload.json` → `/over-ons`, `/_payload.json` → `/` (payloadPathOf's inverse). */
+export function pagePathOfPayload(payloadPath: string): string {
+  return payloadPath.slice(0, -PAYLOAD_SUFFIX.length) || '/'
+}
+
+/**
+ * Whether a request URL as it arrived (path and query, undecoded) asks for a
+ * payload: cheap enough for a hook on every request. The route itself decides
+ * on the decoded path (gateway/routes/catch-all.ts); the two differ only for
+ * a percent-encoded `_payload.json`.
+ */
+export function isPayloadUrl(url: string): boolean {
+  const cut = url.indexOf('?')
+  return (cut === -1 ? url : url.slice(0, cut)).endsWith(PAYLOAD_SUFFIX)
+}
+
 /** The payload of a page that could not get its data: the error page, inside the layout when `data.site` is known. */
 export function errorPayload(options: {
   path: string

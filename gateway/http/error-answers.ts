@@ -1,19 +1,18 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { API_PATH, PAYLOAD_SUFFIX, PRIVATE_NO_STORE, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { API_PATH, PRIVATE_NO_STORE, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { isPayloadUrl } from '../../shared/payload.ts'
 import { errorBody } from '../../shared/errors.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { fallbackPage } from './fallback-page.ts'
 
-// Shared with the renderer; still exported here for app.ts, which imports its error answers from this module.
-export { errorBody }
 
 /** Whether a request's error is for a visitor (the Dutch page) rather than for a program (JSON): a GET or HEAD of anything but /api and payloads. */
 export function forVisitor(method: string | undefined, url: string | undefined): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false
   const path = (url ?? '').split('?', 1)[0] ?? ''
-  return !(path === API_PATH || path.startsWith(`${API_PATH}/`) || path.endsWith(PAYLOAD_SUFFIX))
+  return !(path === API_PATH || path.startsWith(`${API_PATH}/`) || isPayloadUrl(path))
 }
 
 /** The gateway's own Dutch page of a status, never stored. */

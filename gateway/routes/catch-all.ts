@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
+import { isPayloadUrl } from '../../shared/payload.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { BadRequestError } from '../errors.ts'
 import { pageAnswers } from './pages.ts'
@@ -17,7 +18,7 @@ const isPayloadPath = (path: string): boolean => path.endsWith(PAYLOAD_SUFFIX)
 /** Whether a request of the catch-all route asks for a payload (JSON, its errors too) rather than a page, as the route tells them apart. */
 export function asksForPayload(url: string): boolean {
   const site = splitSitePath(url)
-  return site ? isPayloadPath(site.path) : url.endsWith(PAYLOAD_SUFFIX) || url.includes(`${PAYLOAD_SUFFIX}?`)
+  return site ? isPayloadPath(site.path) : isPayloadUrl(url)
 }
 
 /** Pages (proxied to a renderer, streamed through) and their payloads. */

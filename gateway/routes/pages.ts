@@ -61,6 +61,11 @@ function recordedWhenSent(reply: FastifyReply, body: Buffer | Readable, done: (w
   return recorder
 }
 
+/** The render started alongside the redirect lookup, dropped when its page is not needed after all. */
+function abandonRender(visit: PageVisit): void {
+  visit.rendering?.then(discard, () => undefined)
+}
+
 function passedHeaders(rendered: RenderResponse): Record<string, string> {
   const passed: Record<string, string> = {}
   for (const name of PASSED_HEADERS) {
@@ -124,7 +129,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if ((await settledAtOnce(lookup)) === PENDING) visit.rendering = startRender(visit)
     const rule = await lookup
     if (!rule) return undefined
-    visit.rendering?.then(discard, () => undefined)
+    abandonRender(visit)
     return visit.reply.redirect(rule.to, rule.statusCode)
   }
 
@@ -134,7 +139,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const cached = app.pageCache.get(visit.cacheKey)
     app.pageCacheLookups(cached ? 'HIT' : 'MISS')
     if (!cached) return undefined
-    visit.rendering?.then(discard, () => undefined)
+    abandonRender(visit)
     reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').header('etag', cached.etag)
     dropUnusableCookie(reply, visit.context)
     return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CACHE_STATUS_HEADER, PAYLOAD_SUFFIX, PRIVATE_NO_STORE } from '../../shared/constants.ts'
-import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart } from '../../shared/payload.ts'
+import { CACHE_STATUS_HEADER, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, pagePathOfPayload } from '../../shared/payload.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { BadRequestError } from '../errors.ts'
@@ -17,7 +17,7 @@ import { type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, res
 export function payloadAnswers(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply, requested: SitePath) => Promise<FastifyReply> {
   /** The payload, built again with the site's token when the CMS refused the token cookie; its context with it. */
   async function build(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<{ built: BuiltPayload; context: ResolvedToken; part: PayloadPart }> {
-    const pagePath = requested.path.slice(0, -PAYLOAD_SUFFIX.length) || '/'
+    const pagePath = pagePathOfPayload(requested.path)
     let context = resolveToken(request, app.config.craftToken)
     const url = context.preview ? requested : withoutPreviewLink(requested)
     const params = new URLSearchParams(url.search)

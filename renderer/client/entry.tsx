@@ -1,4 +1,4 @@
-import { CONFIG_SCRIPT_ID, type ClientConfig } from '../document-ids.ts'
+import { CONFIG_SCRIPT_ID, type ClientConfig, readElementJson } from '../document-ids.ts'
 
 /**
  * The bundle's entry, kept tiny: the page is rendered on the server and can
@@ -12,7 +12,7 @@ import { CONFIG_SCRIPT_ID, type ClientConfig } from '../document-ids.ts'
 function preloadChunks(): void {
   let config: ClientConfig | undefined
   try {
-    config = JSON.parse(document.getElementById(CONFIG_SCRIPT_ID)?.textContent ?? 'null') as ClientConfig | undefined
+    config = readElementJson<ClientConfig>(CONFIG_SCRIPT_ID)
   } catch {
     // Without the list the imports below still fetch everything, one after another.
   }

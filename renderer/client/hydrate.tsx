@@ -2,7 +2,7 @@ import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { AppRoot } from '../app-root.tsx'
-import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID } from '../document-ids.ts'
+import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID, readElementJson } from '../document-ids.ts'
 import type { ScreenRegistry } from '../screens/registry.ts'
 import { type DeferredData, resolvedDeferred } from '../screens/types.ts'
 import { BrowserRouter } from './browser-location.tsx'
@@ -19,20 +19,15 @@ import { SCREEN_CHUNKS, loadScreen } from './screen-chunks.ts'
 /** Set by the build (scripts/build-steps.mjs): true only in `npm run dev`, so production bundles drop the dev reload. */
 declare const __DEV_RELOAD__: boolean
 
-function readJson<T>(id: string): T | undefined {
-  const text = document.getElementById(id)?.textContent
-  return text ? (JSON.parse(text) as T) : undefined
-}
-
 /** The streamed-in data of the page's Suspense boundary, as a promise React can read without waiting. */
 function deferredFromDocument(payload: PagePayload): DeferredData | null {
   if (payload.pending.length === 0) return null
-  return resolvedDeferred(readJson<Record<string, unknown> | null>(DEFERRED_SCRIPT_ID) ?? null)
+  return resolvedDeferred(readElementJson<Record<string, unknown> | null>(DEFERRED_SCRIPT_ID) ?? null)
 }
 
 async function start(): Promise<void> {
-  const payload = readJson<PagePayload>(PAYLOAD_SCRIPT_ID)
-  const config = readJson<ClientConfig>(CONFIG_SCRIPT_ID)
+  const payload = readElementJson<PagePayload>(PAYLOAD_SCRIPT_ID)
+  const config = readElementJson<ClientConfig>(CONFIG_SCRIPT_ID)
   const container = document.getElementById(ROOT_ID)
   if (!payload || !config || !container) return
   const screens: ScreenRegistry = {}

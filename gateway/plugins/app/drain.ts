@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { PAYLOAD_SUFFIX, SHUTDOWN_DRAIN_MS } from '../../../shared/constants.ts'
+import { SHUTDOWN_DRAIN_MS } from '../../../shared/constants.ts'
+import { isPayloadUrl } from '../../../shared/payload.ts'
 import { sendErrorPage } from '../../http/error-answers.ts'
 import { CATCH_ALL_ROUTE } from '../../routes/catch-all.ts'
 
@@ -35,8 +36,7 @@ export class Drain {
 
 function isPage(request: FastifyRequest): boolean {
   if (request.routeOptions.url !== CATCH_ALL_ROUTE) return false
-  const cut = request.url.indexOf('?')
-  return !(cut === -1 ? request.url : request.url.slice(0, cut)).endsWith(PAYLOAD_SUFFIX)
+  return !isPayloadUrl(request.url)
 }
 
 async function drain(app: FastifyInstance): Promise<void> {

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isCodedUpstreamError } from '../../errors.ts'
-import { errorBody, sendError } from '../../http/error-answers.ts'
+import { errorAnswerOf, errorBody } from '../../../shared/errors.ts'
+import { sendError } from '../../http/error-answers.ts'
 import { CATCH_ALL_ROUTE, asksForPayload } from '../../routes/catch-all.ts'
 
 /**
@@ -13,11 +14,7 @@ import { CATCH_ALL_ROUTE, asksForPayload } from '../../routes/catch-all.ts'
  * say what happened: anything else could show the gateway's insides.
  */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
-  if (statusCode >= 500) request.log.error({ err: error }, 'request failed')
-  else request.log.info({ code: error.code, statusCode }, error.message)
-  const message = statusCode >= 500 && !isCodedUpstreamError(error) ? 'Internal server error' : error.message
-  const code = error.code ?? 'INTERNAL_SERVER_ERROR'
+  const { statusCode, code, message } = errorAnswerOf(error, request.log, isCodedUpstreamError)
   const page = request.routeOptions.url === CATCH_ALL_ROUTE ? !asksForPayload(request.url) : undefined
   if (statusCode >= 500 || page) return sendError(request, reply, statusCode, message, code, page)
   return reply.code(statusCode).send(errorBody(message, code))
