@@ -10,6 +10,20 @@ import { scriptSafe } from './script-json.ts'
  */
 export const RENDER_REQUEST_CONTENT_TYPE = 'application/x-ndjson'
 
+/**
+ * A render request that names its data instead of carrying it: the body is
+ * the signature (RENDER_SIGNATURE_HEADER) of a full render request for the
+ * same path that this renderer already took and verified, and the request is
+ * signed over that body like any other. A renderer that no longer holds the
+ * data answers RENDER_DATA_UNKNOWN_STATUS with the code RENDER_DATA_UNKNOWN,
+ * and the gateway sends the full body again; a renderer that predates
+ * references answers 415, and gets full bodies. Needs RENDER_SECRET: without
+ * a signature there is nothing to name the data by.
+ */
+export const RENDER_REFERENCE_CONTENT_TYPE = 'application/x-render-reference'
+export const RENDER_DATA_UNKNOWN = 'RENDER_DATA_UNKNOWN'
+export const RENDER_DATA_UNKNOWN_STATUS = 409
+
 export interface RenderRequest {
   payload: PagePayload
   /** The payload as script-safe JSON, for the page's payload script. */
