@@ -106,6 +106,9 @@ export const PAYLOAD_UNAVAILABLE_MESSAGE = 'De gegevens van deze pagina konden n
 /** Largest page data the gateway hands a renderer with a render request. */
 export const RENDER_REQUEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
+/** Render request bodies the gateway keeps, one per live page, while the page's data is unchanged (gateway/pages/render-body.ts). */
+export const RENDER_BODY_MEMO_MAX_BYTES = 16 * 1024 * 1024
+
 /** Global set with navigation, contact details and footer. */
 export const SITE_SETTINGS_HANDLE = 'siteSettings'
 

@@ -23,6 +23,12 @@ export const RENDER_REQUEST_CONTENT_TYPE = 'application/x-ndjson'
 export const RENDER_REFERENCE_CONTENT_TYPE = 'application/x-render-reference'
 export const RENDER_DATA_UNKNOWN = 'RENDER_DATA_UNKNOWN'
 export const RENDER_DATA_UNKNOWN_STATUS = 409
+/**
+ * Set by a renderer on its answer to a full render request whose data it
+ * kept: only then does the gateway send it references to that body. A
+ * renderer that predates references never sets it, and keeps getting full bodies.
+ */
+export const RENDER_DATA_KEPT_HEADER = 'x-render-data-kept'
 
 export interface RenderRequest {
   payload: PagePayload

@@ -6,11 +6,12 @@ import type { SitePath } from '../../shared/site-path.ts'
 import { type BuiltPayload, type PayloadRequest, payloadInput } from '../payload/build-payload.ts'
 import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import type { ResolvedToken } from '../preview/tokens.ts'
+import { RenderBody } from './render-body.ts'
 import { PENDING, settledAtOnce } from './settled-at-once.ts'
 
 /** A render request's body, and whether its data shows a draft or an unpublished entry (undefined: the gateway cannot tell). */
 export interface PreparedRender {
-  body: string
+  body: RenderBody
   showsPreview: boolean | undefined
 }
 
@@ -28,7 +29,7 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
   } catch (error) {
     request.log.error({ err: error }, 'the page data could not be assembled')
     const failed = errorPayload({ path: url.path, fullPath: input.fullPath, statusCode: 502, message: PAYLOAD_UNAVAILABLE_MESSAGE, preview: context.preview, siteUrl: '' })
-    return { body: encodeRenderRequest(payloadJson(failed)), showsPreview: undefined }
+    return { body: RenderBody.of(encodeRenderRequest(payloadJson(failed))), showsPreview: undefined }
   }
   const { payload } = primary
   if (context.preview) return previewRenderRequest(app, input, primary, context)
@@ -36,12 +37,19 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
   if (payload.status === 200 && !context.preview) app.renderTags.record(request.id, primary.tags)
   // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
   const deferredMayBeCached = app.config.cache.queryCache && !context.preview
-  const alone = { body: encodeRenderRequest(payloadJson(payload)), showsPreview: false }
-  if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return alone
+  // Live pages' bodies are kept while their data is the same objects; anything else is made for this render alone.
+  const bodyOf = (deferredData?: Record<string, unknown>): PreparedRender => ({
+    body:
+      payload.status === 200
+        ? app.renderBodies.bodyOf(`${url.rawPath}${url.search}`, payload, deferredData)
+        : RenderBody.of(encodeRenderRequest(payloadJson(payload), deferredData === undefined ? undefined : dataJsonOf(deferredData))),
+    showsPreview: false,
+  })
+  if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return bodyOf()
   const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
-  if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return alone
+  if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return bodyOf()
   app.renderTags.record(request.id, deferred.tags)
-  return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: false }
+  return bodyOf(deferred.payload.data)
 }
 
 /**
@@ -53,11 +61,11 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
  */
 async function previewRenderRequest(app: FastifyInstance, input: Omit<PayloadRequest, 'part'>, primary: BuiltPayload, context: ResolvedToken): Promise<PreparedRender> {
   const { payload } = primary
-  const alone = encodeRenderRequest(payloadJson(payload))
+  const alone = RenderBody.of(encodeRenderRequest(payloadJson(payload)))
   if (payload.status >= 500) return { body: alone, showsPreview: undefined }
   if (primary.showsPreview || payload.pending.length === 0) return { body: alone, showsPreview: primary.showsPreview }
   if (context.source !== 'query' && context.source !== 'cookie') return { body: alone, showsPreview: undefined }
   const deferred = await app.payloads.build({ ...input, part: 'deferred' }).catch(() => undefined)
   if (deferred === undefined || deferred.payload.status !== 200) return { body: alone, showsPreview: undefined }
-  return { body: encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data)), showsPreview: deferred.showsPreview }
+  return { body: RenderBody.of(encodeRenderRequest(payloadJson(payload), dataJsonOf(deferred.payload.data))), showsPreview: deferred.showsPreview }
 }

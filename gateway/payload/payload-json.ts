@@ -28,6 +28,10 @@ export function dataJsonOf(data: Record<string, unknown>): string {
 /** A payload as script-safe JSON (it goes into the page as it is): its data from the memo, the rest serialised now. */
 export function payloadJson(payload: PagePayload): string {
   const { data, ...rest } = payload
-  const head = scriptJson(rest)
+  return payloadJsonWithHead(scriptJson(rest), data)
+}
+
+/** A payload's JSON from the JSON of everything but its data (`head`) and its data. */
+export function payloadJsonWithHead(head: string, data: Record<string, unknown>): string {
   return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"data":${dataJsonOf(data)}}`
 }

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream'
-import { Agent, request } from 'undici'
+import { Agent, type Dispatcher, request } from 'undici'
 import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
-import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
+import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
+import type { BodySignatures, RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
@@ -64,6 +65,16 @@ interface Member extends RendererAddress {
   up: boolean
 }
 
+/** A body's signatures for a path, made once and kept with the body (a kept body goes to the same path every time). */
+function signaturesOf(signer: RenderSigner, body: RenderBody, path: string): BodySignatures {
+  const known = body.signatures
+  if (known?.path === path) return known
+  const full = signer.sign('POST', path, body.bytes)
+  const signatures = { path, full, reference: signer.sign('POST', path, full) }
+  body.signatures = signatures
+  return signatures
+}
+
 /** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
 function isClosingAnswer(statusCode: number, headers: RenderResponse['headers']): boolean {
   const type = headers['content-type']
@@ -105,26 +116,19 @@ export class RendererPool {
     return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
   }
 
-  /** Renders a page; with `body` (an encoded render request) the renderer gets the page's data with the request. */
-  async render(pathWithQuery: string, headers: Record<string, string>, body?: string): Promise<RenderResponse> {
+  /**
+   * Renders a page; with `body` (a render request) the renderer gets the
+   * page's data with the request, or a reference to it when it kept it.
+   */
+  async render(pathWithQuery: string, headers: Record<string, string>, body?: RenderBody): Promise<RenderResponse> {
     await this.resolved
     const members = this.members
     const start = this.next++
     const turn = members.map((_, i) => members[(start + i) % members.length] as Member)
-    const method = body === undefined ? 'GET' : 'POST'
-    let signed: Record<string, string> | undefined
     let lastError: unknown
     for (const member of [...turn.filter((m) => m.up), ...turn.filter((m) => !m.up)]) {
       try {
-        const url = new URL(rendererUrl(member.base, pathWithQuery))
-        // Signed as undici sends it: the URL parser may have encoded or normalised the path, alike for every member.
-        signed ??= this.signer ? { [RENDER_SIGNATURE_HEADER]: this.signer.sign(method, `${url.pathname}${url.search}`, body) } : {}
-        const response = await request(url, {
-          ...(body === undefined
-            ? { method, headers: { ...headers, ...signed, host: member.host } }
-            : { method, headers: { ...headers, ...signed, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body }),
-          dispatcher: this.agent,
-        })
+        const response = await this.send(member, new URL(rendererUrl(member.base, pathWithQuery)), headers, body)
         if (isClosingAnswer(response.statusCode, response.headers)) {
           await response.body.dump()
           this.mark(member, false, 'closing (503)')
@@ -141,6 +145,34 @@ export class RendererPool {
       }
     }
     throw lastError ?? new RendererUnavailableError()
+  }
+
+  /**
+   * One render request to one renderer. A body whose data the renderer said
+   * it kept goes as a reference (its signature, a few dozen bytes instead of
+   * the data); when the renderer no longer has it (evicted, restarted), the
+   * body itself follows at once.
+   */
+  private async send(member: Member, url: URL, headers: Record<string, string>, body: RenderBody | undefined): Promise<Dispatcher.ResponseData> {
+    // Signed as undici sends it: the URL parser may have encoded or normalised the path, alike for every member.
+    const path = `${url.pathname}${url.search}`
+    const common = { ...headers, host: member.host }
+    if (body === undefined) {
+      const signed = this.signer ? { [RENDER_SIGNATURE_HEADER]: this.signer.sign('GET', path) } : {}
+      return request(url, { method: 'GET', headers: { ...common, ...signed }, dispatcher: this.agent })
+    }
+    const signatures = this.signer ? signaturesOf(this.signer, body, path) : undefined
+    if (signatures && body.keptBy.has(member.origin)) {
+      const referenceHeaders = { ...common, [RENDER_SIGNATURE_HEADER]: signatures.reference, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
+      const answer = await request(url, { method: 'POST', headers: referenceHeaders, body: signatures.full, dispatcher: this.agent })
+      if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
+      await answer.body.dump()
+      body.keptBy.delete(member.origin)
+    }
+    const fullHeaders = { ...common, ...(signatures ? { [RENDER_SIGNATURE_HEADER]: signatures.full } : {}), 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+    const answer = await request(url, { method: 'POST', headers: fullHeaders, body: body.bytes, dispatcher: this.agent })
+    if (signatures && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
+    return answer
   }
 
   /** Whether at least one renderer answers its health check; every member's state follows the answers. */

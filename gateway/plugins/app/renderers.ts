@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { RenderBodyMemo } from '../../pages/render-body.ts'
 import { RendererPool } from '../../renderers/renderer-pool.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     renderers: RendererPool
+    /** Live pages' render request bodies, kept while their data is unchanged. */
+    renderBodies: RenderBodyMemo
   }
 }
 
@@ -19,6 +22,7 @@ async function renderers(app: FastifyInstance): Promise<void> {
     onLookupFailed: (host, error) => app.log.warn({ host, err: error }, 'renderer host name does not resolve; keeping its last addresses'),
   })
   app.decorate('renderers', pool)
+  app.decorate('renderBodies', new RenderBodyMemo())
   app.addHook('onClose', async () => pool.close())
 }
 
