@@ -21,8 +21,15 @@ export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetr
     labelNames: ['route', 'method', 'status'] as const,
     registers: [registry],
   })
-  app.addHook('onResponse', async (request, reply) => {
-    requests.inc({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) })
+  // Each route, method and status's child counter is kept (routes are patterns, methods those Node parses: a bounded set); labelling by object hashes the labels on every request.
+  const children = new Map<string, ReturnType<typeof requests.labels>>()
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    const key = `${request.method} ${reply.statusCode} ${route}`
+    let child = children.get(key)
+    if (child === undefined) children.set(key, (child = requests.labels({ route, method: request.method, status: String(reply.statusCode) })))
+    child.inc()
+    done()
   })
   return { registry, requests }
 }

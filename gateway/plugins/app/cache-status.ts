@@ -14,8 +14,9 @@ function apiOrPage(request: FastifyRequest): boolean {
  * went through a cache (an error, a redirect, a fallback page) says BYPASS,
  * so a client never reads a missing header as a miss that was stored.
  */
-async function cacheStatusOrBypass(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function cacheStatusOrBypass(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   if (!reply.hasHeader(CACHE_STATUS_HEADER) && apiOrPage(request)) reply.header(CACHE_STATUS_HEADER, 'BYPASS')
+  done(null, payload)
 }
 
 async function cacheStatus(app: FastifyInstance): Promise<void> {
