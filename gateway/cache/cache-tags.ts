@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { CHANNELS } from '../../shared/sections.ts'
 
 /** Cloudflare's and Akamai's header (comma-separated) and Fastly's (space-separated), with the same tags. */
@@ -23,12 +24,21 @@ export function touchesEveryPage(tags: readonly string[]): boolean {
   return tags.some((tag) => SITE_WIDE_TAGS.has(tag))
 }
 
-/** The CDN tag headers of a response built from these tags; none for an empty list. */
-export function cacheTagHeaders(tags: readonly string[]): Record<string, string> {
+/** Tag lists seen before: every render of a page asks with the same list, and sorting and joining it showed in the profile. */
+const headersOfList = new LRUCache<string, Readonly<Record<string, string>>>({ max: 4096 })
+
+/** The CDN tag headers of a response built from these tags; none for an empty list. Shared: copy before changing. */
+export function cacheTagHeaders(tags: readonly string[]): Readonly<Record<string, string>> {
   if (tags.length === 0) return {}
+  // Tags never hold a line break (TAG_PATTERN, and section handles): the joined list names the list.
+  const listed = tags.join('\n')
+  const known = headersOfList.get(listed)
+  if (known) return known
   let kept = [...new Set(tags)].sort()
   if (kept.join(',').length > MAX_HEADER_LENGTH) kept = kept.filter((tag) => !tag.startsWith(entryTag('')))
-  return { [CACHE_TAG_HEADER]: kept.join(','), [SURROGATE_KEY_HEADER]: kept.join(' ') }
+  const headers = Object.freeze({ [CACHE_TAG_HEADER]: kept.join(','), [SURROGATE_KEY_HEADER]: kept.join(' ') })
+  headersOfList.set(listed, headers)
+  return headers
 }
 
 /** The union of several tag lists. */
