@@ -39,6 +39,11 @@ type Variant = 'identity' | 'gzip' | 'br'
  */
 const encodings = new Negotiator({ supportedValues: ['br', 'gzip', 'identity'], cache: new LRUCache<string, string>({ max: 256 }) })
 
+/**
+ * A page's variants are made off the event loop after it was stored: until
+ * they are there, its hits get the body as it is (still with Vary:
+ * Accept-Encoding), which costs bytes but never the event loop's time.
+ */
 function chooseVariant(request: IncomingMessage, page: CachedPage): Variant {
   const accepted = request.headers['accept-encoding']
   if (typeof accepted !== 'string' || (!page.brotli && !page.gzip)) return 'identity'
@@ -78,7 +83,7 @@ function headList(page: CachedPage, variant: Variant | 'not-modified'): string[]
 
 /**
  * A page-cache hit answered before Fastify sees the request: the cached
- * bytes (pre-encoded in gzip and brotli) with the headers the rendered page
+ * bytes (encoded in gzip and brotli once stored) with the headers the rendered page
  * had, written straight to the socket. A hit then costs little more than
  * writing bytes. Anything that is not a plain anonymous GET or HEAD of a
  * cached page returns false and goes through the full route, which applies
