@@ -1,25 +1,26 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_REQUEST_BODY_LIMIT_BYTES, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
-import { RENDER_REQUEST_CONTENT_TYPE, type RenderRequest, decodeRenderRequest } from '../shared/render-request.ts'
 import { RenderSigner } from '../shared/render-signature.ts'
 import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
-import { scriptJson } from '../shared/script-json.ts'
 import { type SitePath, splitSitePath } from '../shared/site-path.ts'
 import type { RendererConfig } from './config.ts'
 import { NotFoundError, UnsignedRenderError, sendErrorAnswer } from './errors.ts'
 import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
 import { readInlineStylesheet } from './inline-stylesheet.ts'
+import { KeptRenderData, type ReadyRenderData } from './kept-render-data.ts'
+import { RenderDataSource, RenderReference } from './render-data.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
 import { renderComplete, renderPage } from './render.tsx'
-import { type DeferredData, resolvedDeferred } from './screens/types.ts'
+import type { DeferredData } from './screens/types.ts'
 
 const DEFAULT_STYLESHEET = '/styles.css'
+
 const INVALID_PATH = 'Invalid path'
 
 export interface RendererOptions {
@@ -65,13 +66,21 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   // Rich text is sanitised where it enters, whoever sent it; text seen before costs a lookup.
   const sanitize = memoisedSanitizer(config.richTextMemoMaxBytes)
   const clean = <T>(value: T): T => withCleanRichText(value, sanitize)
-  // The render request is decoded in the route, where a bad one gets its 400.
-  app.addContentTypeParser(RENDER_REQUEST_CONTENT_TYPE, { parseAs: 'string', bodyLimit: RENDER_REQUEST_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body))
 
   const metrics = setUpMetrics(app, 'renderer')
   // The renderer is internal only: its one port serves its metrics too.
   serveMetrics(app, metrics.registry)
   const renderSeconds = histogram(metrics.registry, 'render_duration_seconds', 'Time from request to the last byte of a page, by status', ['status'])
+  // Data of signed render requests, kept by their signature; references to it need a signature, so none without RENDER_SECRET.
+  const renderData = new RenderDataSource({ kept: signer ? new KeptRenderData(config.keptRenderDataMaxBytes) : undefined, clean, registry: metrics.registry })
+  renderData.acceptBodies(app)
+  // The histogram's child per status, bound once: labelling by object hashes the labels on every page.
+  const renderSecondsOf = new Map<number, { observe(value: number): void }>()
+  const observeRender = (status: number, seconds: number): void => {
+    let child = renderSecondsOf.get(status)
+    if (!child) renderSecondsOf.set(status, (child = renderSeconds.labels(String(status))))
+    child.observe(seconds)
+  }
 
   app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok' }))
   app.get('/readyz', PROBE_ROUTE, async (_request, reply) => {
@@ -83,14 +92,14 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   })
 
   /** A page from the data the gateway handed over, or from what the renderer asks the gateway for. */
-  const renderRoute = async (request: FastifyRequest, reply: FastifyReply, site: SitePath, given: RenderRequest | undefined): Promise<FastifyReply> => {
+  const renderRoute = async (request: FastifyRequest, reply: FastifyReply, site: SitePath, given: ReadyRenderData | undefined): Promise<FastifyReply> => {
     const { rawPath: path, search } = site
     const header = request.headers[CRAFT_TOKEN_HEADER]
     const token = typeof header === 'string' ? header : undefined
     const call = { path, search, requestId: request.id, token }
 
     let fetched: FetchedPayload
-    if (given) fetched = { payload: clean(given.payload), cacheStatus: undefined }
+    if (given) fetched = { payload: given.payload, cacheStatus: undefined }
     else {
       try {
         const answer = await gateway.payload({ ...call, part: 'primary' })
@@ -115,8 +124,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     let deferred: DeferredData | null = null
     let deferredFailed = false
     if (payload.pending.length > 0) {
-      deferred = handedDeferred
-        ? resolvedDeferred(clean(given?.deferred ?? null))
+      deferred = given?.deferred
+        ? given.deferred
         : gateway.payload({ ...call, part: 'deferred' }).then(
             ({ payload: rest }) => {
               if (rest.status === 200) return clean(rest.data)
@@ -142,15 +151,14 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       inlineStylesheet,
       clientEntry: assets.clientEntry,
       modulePreloads: preloadsFor(modulePreloads, payload.screen),
-      // The browser hydrates from this script: it is the cleaned payload, serialised again only when cleaning changed it.
-      payloadJson: given === undefined ? undefined : payload === given.payload ? given.payloadJson : scriptJson(payload),
+      payloadJson: given?.payloadJson,
       client,
       timeoutMs: config.renderTimeoutMs,
       log: request.log,
     }
     const complete = payload.pending.length === 0 || handedDeferred
     if (!complete || !renderComplete(reply, options)) await renderPage(reply, options)
-    renderSeconds.observe({ status: String(reply.statusCode) }, (performance.now() - started) / 1000)
+    observeRender(reply.statusCode, (performance.now() - started) / 1000)
     return reply
   }
 
@@ -159,21 +167,19 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
    * and only a plain path of the site; anything else is refused before
    * anything is fetched or decoded. GET has no body: the renderer fetches the data.
    */
-  const render = async (request: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> => {
-    if (signer && !signer.verify(request.method, request.url, body ?? '', request.headers[RENDER_SIGNATURE_HEADER])) {
+  const render = async (request: FastifyRequest, reply: FastifyReply, body: Buffer | RenderReference | undefined): Promise<FastifyReply> => {
+    const signed = body instanceof RenderReference ? body.signature : (body ?? '')
+    if (signer && !signer.verify(request.method, request.url, signed, request.headers[RENDER_SIGNATURE_HEADER])) {
       request.log.warn('render request without a valid signature refused')
       throw new UnsignedRenderError()
     }
     const site = splitSitePath(request.url)
     if (!site) throw new BadRequestError(INVALID_PATH)
-    if (body === undefined) return renderRoute(request, reply, site, undefined)
-    const given = decodeRenderRequest(body)
-    if (!given) throw new BadRequestError('The body is not a render request')
-    return renderRoute(request, reply, site, given)
+    return renderRoute(request, reply, site, body === undefined ? undefined : renderData.of(request, reply, body))
   }
 
   app.get('/*', (request, reply) => render(request, reply, undefined))
-  // The gateway's way: the page's data in the body (see render-request.ts).
-  app.post('/*', (request, reply) => render(request, reply, typeof request.body === 'string' ? request.body : ''))
+  // The gateway's way: the page's data in the body (see render-request.ts), or a reference to data this renderer kept.
+  app.post('/*', (request, reply) => render(request, reply, request.body instanceof RenderReference ? request.body : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)))
   return app
 }

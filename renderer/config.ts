@@ -21,6 +21,8 @@ export interface RendererConfig {
   renderSecret: string | undefined
   /** Bound of the memo of sanitised rich text. */
   richTextMemoMaxBytes: number
+  /** Bound of the data of signed render requests kept by their signature (renderer/kept-render-data.ts). */
+  keptRenderDataMaxBytes: number
 }
 
 export function loadRendererConfig(env: Env = process.env): RendererConfig {
@@ -35,6 +37,7 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL'),
     renderSecret: readOptionalSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH),
     richTextMemoMaxBytes: readInteger(env, 'RICH_TEXT_MEMO_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    keptRenderDataMaxBytes: readInteger(env, 'KEPT_RENDER_DATA_MAX_BYTES', 32 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     buildPollIntervalMs: readInteger(env, 'BUILD_POLL_INTERVAL_MS', 60_000, 1000, 86_400_000),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
   }

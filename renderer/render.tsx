@@ -75,6 +75,8 @@ function documentOf(options: RenderOptions, nonce: string, entryScript: string |
   )
 }
 
+const DOCTYPE = '<!DOCTYPE html>'
+
 /** Marks React leaves in the HTML of a Suspense boundary that failed on the server and is left to the browser. */
 export const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
 
@@ -94,11 +96,14 @@ export function renderComplete(reply: FastifyReply, options: RenderOptions): boo
   } catch {
     return false
   }
-  if (html.includes(CLIENT_RENDERED_BOUNDARY)) return false
+  // One pass from React's string to bytes, written after the doctype into one buffer; the check for a failed boundary runs on the bytes.
+  const page = Buffer.allocUnsafe(DOCTYPE.length + Buffer.byteLength(html))
+  page.write(DOCTYPE, 0, 'latin1')
+  page.write(html, DOCTYPE.length, 'utf8')
+  if (page.indexOf(CLIENT_RENDERED_BOUNDARY, DOCTYPE.length) !== -1) return false
   startReply(reply, options, options.payload.status, nonce)
   reply.header(RENDER_OUTCOME_TRAILER, 'complete')
-  // One pass from the string to bytes; sent as a string, its length would be counted in a pass of its own.
-  reply.send(Buffer.from(`<!DOCTYPE html>${html}`))
+  reply.send(page)
   return true
 }
 

@@ -22,6 +22,8 @@ export const RENDER_REQUEST_CONTENT_TYPE = 'application/x-ndjson'
  */
 export const RENDER_REFERENCE_CONTENT_TYPE = 'application/x-render-reference'
 export const RENDER_DATA_UNKNOWN = 'RENDER_DATA_UNKNOWN'
+/** A reference's body is a signature, 43 characters of base64url: a renderer refuses anything much longer. */
+export const RENDER_REFERENCE_BODY_LIMIT_BYTES = 256
 export const RENDER_DATA_UNKNOWN_STATUS = 409
 /**
  * Set by a renderer on its answer to a full render request whose data it
@@ -36,6 +38,8 @@ export interface RenderRequest {
   payloadJson: string
   /** Data of the deferred loaders, when handed over; otherwise the renderer asks for it. */
   deferred?: Record<string, unknown>
+  /** The same data as script-safe JSON, as it came: embedded as it is while cleaning leaves the data unchanged. */
+  deferredJson?: string
 }
 
 export function encodeRenderRequest(payloadJson: string, deferredJson?: string): string {
@@ -63,15 +67,18 @@ function isPayload(value: unknown): value is PagePayload {
 export function decodeRenderRequest(body: string): RenderRequest | undefined {
   const cut = body.indexOf('\n')
   const payloadText = cut === -1 ? body : body.slice(0, cut)
+  const deferredText = cut === -1 ? undefined : body.slice(cut + 1)
   let payload: unknown
   let deferred: unknown
   try {
     payload = JSON.parse(payloadText)
-    if (cut !== -1) deferred = JSON.parse(body.slice(cut + 1))
+    if (deferredText !== undefined) deferred = JSON.parse(deferredText)
   } catch {
     return undefined
   }
-  if (!isPayload(payload) || (deferred !== undefined && !isObject(deferred))) return undefined
+  if (!isPayload(payload)) return undefined
   // Made safe here too: the renderer does not take the sender's word for it.
-  return { payload, payloadJson: scriptSafe(payloadText), ...(deferred === undefined ? {} : { deferred }) }
+  const decoded = { payload, payloadJson: scriptSafe(payloadText) }
+  if (deferredText === undefined) return decoded
+  return isObject(deferred) ? { ...decoded, deferred, deferredJson: scriptSafe(deferredText) } : undefined
 }

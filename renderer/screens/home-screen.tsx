@@ -35,7 +35,7 @@ function LatestNews({ deferred }: { deferred: DeferredData }) {
       <script
         type="application/json"
         id={DEFERRED_SCRIPT_ID}
-        dangerouslySetInnerHTML={{ __html: scriptJson(data ?? null) }}
+        dangerouslySetInnerHTML={{ __html: deferred.json ?? scriptJson(data ?? null) }}
       />
     </div>
   )

@@ -1,12 +1,16 @@
 import type { EntriesData } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 
-/** Data of the deferred loaders, by loader key; null when it could not be loaded. */
-export type DeferredData = Promise<Record<string, unknown> | null>
+/**
+ * Data of the deferred loaders, by loader key; null when it could not be
+ * loaded. `json`, when set, is the same data as script-safe JSON, for the
+ * script the browser hydrates it from, so it is not serialised again.
+ */
+export type DeferredData = Promise<Record<string, unknown> | null> & { readonly json?: string }
 
-/** Deferred data already at hand, as a promise React's `use` reads without suspending. */
-export function resolvedDeferred(data: Record<string, unknown> | null): DeferredData {
-  return Object.assign(Promise.resolve(data), { status: 'fulfilled' as const, value: data })
+/** Deferred data already at hand, as a promise React's `use` reads without suspending; `json`: the same data as script-safe JSON. */
+export function resolvedDeferred(data: Record<string, unknown> | null, json?: string): DeferredData {
+  return Object.assign(Promise.resolve(data), { status: 'fulfilled' as const, value: data }, json === undefined ? {} : { json })
 }
 
 export interface ScreenProps {
