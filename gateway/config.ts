@@ -23,6 +23,23 @@ import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
 import { checkProxyAddress, type TrustProxy } from './http/trust-proxy.ts'
 import { parseRedirects } from './pages/redirects.ts'
 
+/**
+ * Brotli quality for answers compressed as they go out. Measured on the home
+ * page (docs/performance.md, issue 17): quality 4 made scenario 4 with
+ * `Accept-Encoding: br` 0.68-0.73 of scenario 4 without, at 217 µs a page;
+ * see there for the quality chosen and why. Stored pages have their own
+ * stronger variants (cache/page-cache.ts).
+ */
+const DEFAULT_FRESH_BROTLI_QUALITY = 1
+const DEFAULT_FRESH_GZIP_LEVEL = 6
+/**
+ * @fastify/compress compresses a whole answer in one call up to its
+ * syncThreshold, which it derives from the cores it sees: 8,192 bytes on two,
+ * so a 27 KB fresh page took the stream path there, at 1.5 to 2.3 times the
+ * CPU of one call. Pages are up to some 60 KB: one call for each.
+ */
+const DEFAULT_COMPRESS_SYNC_THRESHOLD_BYTES = 64 * 1024
+
 export interface GatewayConfig {
   host: string
   port: number
@@ -78,6 +95,12 @@ export interface GatewayConfig {
    * rolling upgrade; and for comparison in the bench).
    */
   renderWithPayload: boolean
+  /**
+   * Answers compressed as they go out (fresh pages, JSON): brotli quality
+   * and gzip level, and the largest whole answer compressed in one call on
+   * the event loop instead of a stream on the threadpool.
+   */
+  compression: { brotliQuality: number; gzipLevel: number; syncThresholdBytes: number }
   cache: {
     maxEntries: number
     maxBytes: number
@@ -263,6 +286,11 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     },
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 15_000, 100, 120_000),
     renderWithPayload: readBoolean(env, 'RENDER_WITH_PAYLOAD', true),
+    compression: {
+      brotliQuality: readInteger(env, 'FRESH_BROTLI_QUALITY', DEFAULT_FRESH_BROTLI_QUALITY, 0, 11),
+      gzipLevel: readInteger(env, 'FRESH_GZIP_LEVEL', DEFAULT_FRESH_GZIP_LEVEL, 1, 9),
+      syncThresholdBytes: readInteger(env, 'COMPRESS_SYNC_THRESHOLD_BYTES', DEFAULT_COMPRESS_SYNC_THRESHOLD_BYTES, 0, 16 * 1024 * 1024),
+    },
     cache: {
       maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', 5000, 1, 1_000_000),
       maxBytes: readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
