@@ -407,6 +407,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       this.options.log.info('redis reachable again; the shared cache tier is back in use')
       this.outageLogged = false
     }
+    // A connection that drops before any command fails is an outage too: without this, one that the lookups only
+    // skipped (usable() false) was never logged, and so neither was its end.
+    if (!up) this.logOutage(undefined)
     this.emit(up ? 'up' : 'down')
   }
 
@@ -431,13 +434,17 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       this.pausedUntil = Date.now() + PAUSE_MS
       this.failuresInRow = 0
     }
+    this.logOutage(error)
+  }
+
+  /** The outage's line, at most once per LOG_INTERVAL_MS, whether a command failed or a connection went. */
+  private logOutage(error: Error | undefined): void {
     const now = Date.now()
-    if (now - this.lastLogAt >= LOG_INTERVAL_MS) {
-      this.options.log.warn({ err: error, failures: this.failuresSinceLog }, 'redis failing; serving from memory and the CMS')
-      this.lastLogAt = now
-      this.failuresSinceLog = 0
-      this.outageLogged = true
-    }
+    if (now - this.lastLogAt < LOG_INTERVAL_MS) return
+    this.options.log.warn({ ...(error ? { err: error } : {}), failures: this.failuresSinceLog }, 'redis failing; serving from memory and the CMS')
+    this.lastLogAt = now
+    this.failuresSinceLog = 0
+    this.outageLogged = true
   }
 
   private valueKey(key: string): string {
