@@ -87,7 +87,7 @@ function isProbe(request: FastifyRequest): boolean {
 }
 
 /** Whether a line at this level would be written: pino's loggers can tell; any other logger is asked to write it. */
-function levelEnabled(log: FastifyBaseLogger, level: 'info' | 'debug'): boolean {
+export function levelEnabled(log: FastifyBaseLogger, level: 'info' | 'debug'): boolean {
   const asks = (log as Partial<{ isLevelEnabled: (level: string) => boolean }>).isLevelEnabled
   return typeof asks === 'function' ? asks.call(log, level) : true
 }

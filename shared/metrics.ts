@@ -34,10 +34,38 @@ export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetr
   return { registry, requests }
 }
 
+/** What each registry's tallies add to their counters before it is read (see `tally`). */
+const beforeRead = new WeakMap<Registry, (() => void)[]>()
+
+/**
+ * A count for one labelled child of a counter, kept as a plain number and
+ * added to the counter when the registry is read (`serveMetrics`): for a
+ * path counted tens of thousands of times a second, where prom-client's inc
+ * hashes its labels on every call (a page-cache hit costs about 30 µs in all).
+ */
+export function tally<L extends string>(registry: Registry, counted: Counter<L>, labels: Partial<Record<L, string | number>>): { inc: () => void } {
+  const child = counted.labels(labels)
+  let pending = 0
+  const flushes = beforeRead.get(registry) ?? []
+  beforeRead.set(registry, flushes)
+  flushes.push(() => {
+    if (pending === 0) return
+    child.inc(pending)
+    pending = 0
+  })
+  return { inc: () => void pending++ }
+}
+
+/** The registry's metrics in the text format, its tallies added first. */
+export function readMetrics(registry: Registry): Promise<string> {
+  for (const flush of beforeRead.get(registry) ?? []) flush()
+  return registry.metrics()
+}
+
 /** GET /metrics in the text format; on the service itself, or on a listener of its own. */
 export function serveMetrics(app: FastifyInstance, registry: Registry): void {
   app.get('/metrics', PROBE_ROUTE, async (_request, reply) =>
-    reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
+    reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await readMetrics(registry)),
   )
 }
 

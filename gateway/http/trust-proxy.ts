@@ -33,10 +33,13 @@ export function trustFunction(trust: TrustProxy): TrustFunction | undefined {
 /** HTTPS as Fastify's `request.protocol` finds it: the last X-Forwarded-Proto entry, believed only from a trusted peer. */
 export function isHttps(request: IncomingMessage, trust: TrustFunction | undefined): boolean {
   const forwarded = request.headers['x-forwarded-proto']
-  const peer = request.socket.remoteAddress
-  if (forwarded && trust && peer !== undefined && trust(peer, 0)) {
-    const value = String(forwarded)
-    return value.slice(value.lastIndexOf(',') + 1).trim() === 'https'
+  // The peer's address is looked up only when there is a forwarded protocol to believe or not.
+  if (forwarded && trust) {
+    const peer = request.socket.remoteAddress
+    if (peer !== undefined && trust(peer, 0)) {
+      const value = String(forwarded)
+      return value.slice(value.lastIndexOf(',') + 1).trim() === 'https'
+    }
   }
   return (request.socket as TLSSocket).encrypted === true
 }
