@@ -66,12 +66,30 @@ function hashKey(query: string, rest: string): string {
   return createHash('sha256').update(query).update('\u0000').update(rest).digest('base64url').slice(0, CACHE_KEY_LENGTH)
 }
 
+/**
+ * A short stand-in for each query text in the memo's keys: a query is a
+ * kilobyte or more, and a key made of it would be hashed whole on every
+ * lookup, where the query's own string keeps its hash. Queries are the
+ * gateway's allowlisted operations, a few dozen; past QUERY_IDS_MAX, the
+ * text itself.
+ */
+const QUERY_IDS_MAX = 1024
+const queryIds = new Map<string, string>()
+function queryIdOf(query: string): string {
+  let id = queryIds.get(query)
+  if (id === undefined) {
+    if (queryIds.size >= QUERY_IDS_MAX) return query
+    queryIds.set(query, (id = `\u0001${queryIds.size}`))
+  }
+  return id
+}
+
 /** The 10-character key of a query result: hash of (query, variables, client id). */
 export function queryCacheKey(query: string, variables: Record<string, unknown> | undefined, clientId = DEFAULT_CLIENT_ID): string {
   const stableVariables = stableStringify(variables ?? {})
   const rest = `${stableVariables}\u0000${clientId}`
   if (stableVariables.length > KEY_MEMO_MAX_VARIABLES_CHARS) return hashKey(query, rest)
-  const memoKey = `${query}\u0000${rest}`
+  const memoKey = `${queryIdOf(query)}\u0000${rest}`
   const known = knownKeys.get(memoKey)
   if (known !== undefined) return known
   const key = hashKey(query, rest)

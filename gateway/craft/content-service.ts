@@ -245,6 +245,13 @@ export class ContentService {
     // A page's variables are the gateway's own (from its route table, a slug that matched its pattern): only a caller's are checked.
     if (audience === 'api') checkVariables(operation, variables)
     if (this.unavailable.has(operation.name)) throw new OperationUnavailableError(operation.name)
+    const cached = !this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name) ? undefined : queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID)
+    // A fresh answer (the pages' own, which /api may read too) is the common case: it needs none of what a load does.
+    const fresh = cached === undefined ? undefined : this.caches.pages.fresh(cached)
+    if (fresh) {
+      this.onLookup(fresh.status, audience)
+      return fresh
+    }
     const load = (): Promise<UpstreamAnswer> =>
       this.client
         .query({
@@ -262,22 +269,18 @@ export class ContentService {
       if (!found) origins.set(answer, (found = originsOf(operation.query, variables, answer)))
       return found
     }
-    if (!this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name)) {
+    if (cached === undefined) {
       this.onLookup('BYPASS', audience)
       const answer = await load()
       const { sections, entries } = originsOfAnswer(answer)
       return { answer, status: 'BYPASS', tags: [...sections, ...entries.map(entryTag)] }
     }
-    const key = queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID)
-    const fromPages = audience === 'api' ? this.caches.pages.fresh(key) : undefined
-    const result =
-      fromPages ??
-      (await this.caches[audience].fetch(key, load, {
-        // A 2xx answer without errors has every root field by now (withRootFields).
-        storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
-        sections: (answer) => originsOfAnswer(answer).sections,
-        entries: (answer) => originsOfAnswer(answer).entries,
-      }))
+    const result = await this.caches[audience].fetch(cached, load, {
+      // A 2xx answer without errors has every root field by now (withRootFields).
+      storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
+      sections: (answer) => originsOfAnswer(answer).sections,
+      entries: (answer) => originsOfAnswer(answer).entries,
+    })
     this.onLookup(result.status, audience)
     return result
   }

@@ -22,4 +22,4 @@ async function securityHeaders(app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(securityHeaders, { name: 'security-headers', dependencies: ['config', '@fastify/helmet'] })
+export default fp(securityHeaders, { name: 'security-headers', dependencies: ['config', 'helmet'] })
