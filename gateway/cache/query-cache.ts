@@ -34,6 +34,8 @@ export interface CacheLookup {
   status: CacheStatus
   /** What the answer was built from: section handles and `entry:<id>`, for purging and for the CDN. */
   tags: readonly string[]
+  /** The answer's key in the pages' cache, when it is from there or stored there (ContentService.run). */
+  key?: string
 }
 
 export interface CachePolicy {
@@ -135,7 +137,7 @@ export class QueryCache {
   /** The stored answer of a key while it is fresh, as a hit; nothing is asked or stored. */
   fresh(key: string): CacheLookup | undefined {
     const entry = this.lru.get(key)
-    return entry && this.now() < entry.freshUntil ? { answer: entry.answer, status: 'HIT', tags: entry.tags } : undefined
+    return entry && this.now() < entry.freshUntil ? { answer: entry.answer, status: 'HIT', tags: entry.tags, key } : undefined
   }
 
   /** Removes every entry, or those built from any of the given tags (sections, `entry:<id>`); returns how many went. */

@@ -153,6 +153,8 @@ export class ContentService {
   private allowed = new Map<string, AllowedOperation>()
   private byName = new Map<OperationName, AllowedOperation>()
   private unavailable: ReadonlyMap<OperationName, string> = new Map()
+  /** Counts the changes of the documents sent: a key made before one may name a document no longer sent. */
+  private operationsGeneration = 0
 
   constructor(
     private readonly client: CraftClient,
@@ -180,6 +182,27 @@ export class ContentService {
     this.allowed = allowed
     this.byName = byName
     this.unavailable = unavailable
+    this.operationsGeneration++
+  }
+
+  /** Names the documents sent now; a page's reused data is reused only within one (`stillFresh`). */
+  get generation(): number {
+    return this.operationsGeneration
+  }
+
+  /**
+   * Whether each key's answer in the pages' cache is still fresh and still the
+   * very answer given (the cache never changes an answer it holds), under the
+   * documents of `generation`: then a page built from them would be built the
+   * same. Each is counted as the hit it stands for.
+   */
+  readonly stillFresh = (keys: readonly string[], answers: readonly unknown[], generation: number): boolean => {
+    if (!this.useCache || generation !== this.operationsGeneration) return false
+    for (let i = 0; i < keys.length; i++) {
+      if (this.caches.pages.fresh(keys[i] as string)?.answer !== answers[i]) return false
+    }
+    for (let i = 0; i < keys.length; i++) this.onLookup('HIT', 'pages')
+    return true
   }
 
   /** The allowlisted operation a client's document is, or an OPERATION_NOT_ALLOWED error. */
@@ -275,13 +298,13 @@ export class ContentService {
       const { sections, entries } = originsOfAnswer(answer)
       return { answer, status: 'BYPASS', tags: [...sections, ...entries.map(entryTag)] }
     }
-    const result = await this.caches[audience].fetch(cached, load, {
+    const fetched = await this.caches[audience].fetch(cached, load, {
       // A 2xx answer without errors has every root field by now (withRootFields).
       storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
       sections: (answer) => originsOfAnswer(answer).sections,
       entries: (answer) => originsOfAnswer(answer).entries,
     })
-    this.onLookup(result.status, audience)
-    return result
+    this.onLookup(fetched.status, audience)
+    return audience === 'pages' ? { ...fetched, key: cached } : fetched
   }
 }

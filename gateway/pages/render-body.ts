@@ -32,12 +32,30 @@ export class RenderBody {
 /** Bytes an entry holds beyond its body: the key, the head's text and the memo's own bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 512
 
+/**
+ * What a page's whole render request was built from: the pages' cache keys
+ * and answers of its loaders (primary and deferred), the documents' generation
+ * they were asked under, and the tags each part recorded. While each key still
+ * holds the same fresh answer, the page would be built the same.
+ */
+export interface RenderSources {
+  keys: string[]
+  answers: unknown[]
+  generation: number
+  tags: (readonly string[])[]
+}
+
+/** Whether the answers a render was built from are unchanged (ContentService.stillFresh); counts each as a hit when they are. */
+export type StillFresh = (keys: readonly string[], answers: readonly unknown[], generation: number) => boolean
+
 interface MemoEntry {
   /** The payload without its data, as JSON: status, paths, pending loaders. */
   head: string
   /** Each loader's key and data object in turn, the primary part's then the deferred part's: compared by identity. */
   parts: readonly unknown[]
   body: RenderBody
+  /** Set when the body holds the whole page (no deferred part left to the renderer) and every answer came from the pages' cache. */
+  sources?: RenderSources
 }
 
 function partsOf(payload: PagePayload, deferred: Record<string, unknown> | undefined): unknown[] {
@@ -72,16 +90,35 @@ export class RenderBodyMemo {
     this.entries = new LRUCache<string, MemoEntry>({ maxSize: maxBytes, sizeCalculation: (entry, key) => entry.body.bytes.byteLength + entry.head.length + key.length + ENTRY_OVERHEAD_BYTES })
   }
 
-  /** The body of a page's render request with this payload and deferred data: the kept one when nothing changed. */
-  bodyOf(pageKey: string, payload: PagePayload, deferred?: Record<string, unknown>): RenderBody {
+  /**
+   * The body of a page's render request with this payload and deferred data:
+   * the kept one when nothing changed. `sources`, when given, lets the next
+   * render of the page take the body without building the payload (`reused`).
+   */
+  bodyOf(pageKey: string, payload: PagePayload, deferred?: Record<string, unknown>, sources?: RenderSources): RenderBody {
     const { data: _data, ...rest } = payload
     const head = scriptJson(rest)
     const parts = partsOf(payload, deferred)
     const known = this.entries.get(pageKey)
-    if (known && known.head === head && sameParts(known.parts, parts)) return known.body
+    if (known && known.head === head && sameParts(known.parts, parts)) {
+      known.sources = sources
+      return known.body
+    }
     const body = RenderBody.of(encodeRenderRequest(payloadJsonWithHead(head, payload.data), deferred === undefined ? undefined : dataJsonOf(deferred)))
-    this.entries.set(pageKey, { head, parts, body })
+    this.entries.set(pageKey, { head, parts, body, ...(sources ? { sources } : {}) })
     return body
+  }
+
+  /**
+   * A page's kept body and the tags its parts recorded, while every answer it
+   * was built from is still the same fresh one: the payload would come out
+   * the same, so it is not built again (route, loaders, keys, JSON).
+   */
+  reused(pageKey: string, stillFresh: StillFresh): { body: RenderBody; tags: readonly (readonly string[])[] } | undefined {
+    const entry = this.entries.get(pageKey)
+    const sources = entry?.sources
+    if (!entry || !sources || !stillFresh(sources.keys, sources.answers, sources.generation)) return undefined
+    return { body: entry.body, tags: sources.tags }
   }
 
   /** Bytes held, as the memo counts them. */

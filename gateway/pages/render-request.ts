@@ -6,7 +6,7 @@ import type { SitePath } from '../../shared/site-path.ts'
 import { type BuiltPayload, type PayloadRequest, payloadInput } from '../payload/build-payload.ts'
 import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import type { ResolvedToken } from '../preview/tokens.ts'
-import { RenderBody } from './render-body.ts'
+import { RenderBody, type RenderSources } from './render-body.ts'
 import { PENDING, settledAtOnce } from './settled-at-once.ts'
 
 /** A render request's body, and whether its data shows a draft or an unpublished entry (undefined: the gateway cannot tell). */
@@ -22,6 +22,14 @@ export interface PreparedRender {
  * renderer, which asks for it and streams it in when it comes.
  */
 export async function renderRequest(app: FastifyInstance, request: FastifyRequest, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
+  const pageKey = `${url.rawPath}${url.search}`
+  // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
+  const deferredMayBeCached = app.config.cache.queryCache && !context.preview
+  const reused = deferredMayBeCached ? app.renderBodies.reused(pageKey, app.content.stillFresh) : undefined
+  if (reused) {
+    for (const tags of reused.tags) app.renderTags.record(request.id, tags)
+    return { body: reused.body, showsPreview: false }
+  }
   const input = payloadInput(url.path, new URLSearchParams(url.search), context)
   let primary: BuiltPayload
   try {
@@ -35,21 +43,34 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
   if (context.preview) return previewRenderRequest(app, input, primary, context)
   // A preview page carries no cache tags: nothing keeps it.
   if (payload.status === 200 && !context.preview) app.renderTags.record(request.id, primary.tags)
-  // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
-  const deferredMayBeCached = app.config.cache.queryCache && !context.preview
   // Live pages' bodies are kept while their data is the same objects; anything else is made for this render alone.
-  const bodyOf = (deferredData?: Record<string, unknown>): PreparedRender => ({
+  const bodyOf = (deferredData?: Record<string, unknown>, sources?: RenderSources): PreparedRender => ({
     body:
       payload.status === 200
-        ? app.renderBodies.bodyOf(`${url.rawPath}${url.search}`, payload, deferredData)
+        ? app.renderBodies.bodyOf(pageKey, payload, deferredData, sources)
         : RenderBody.of(encodeRenderRequest(payloadJson(payload), deferredData === undefined ? undefined : dataJsonOf(deferredData))),
     showsPreview: false,
   })
-  if (payload.pending.length === 0 || payload.status !== 200 || !deferredMayBeCached) return bodyOf()
+  if (payload.status !== 200 || !deferredMayBeCached) return bodyOf()
+  // The whole page from the pages' cache: the next render may take this body while those answers stay the same.
+  const generation = app.content.generation
+  if (payload.pending.length === 0) return bodyOf(undefined, sourcesOf(generation, primary))
   const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
   if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return bodyOf()
   app.renderTags.record(request.id, deferred.tags)
-  return bodyOf(deferred.payload.data)
+  return bodyOf(deferred.payload.data, sourcesOf(generation, primary, deferred))
+}
+
+/** What a whole render was built from, when every part's answers came from the pages' cache. */
+function sourcesOf(generation: number, ...parts: BuiltPayload[]): RenderSources | undefined {
+  const sources: RenderSources = { keys: [], answers: [], generation, tags: [] }
+  for (const part of parts) {
+    if (!part.sources) return undefined
+    sources.keys.push(...part.sources.keys)
+    sources.answers.push(...part.sources.answers)
+    sources.tags.push(part.tags)
+  }
+  return sources
 }
 
 /**

@@ -4,6 +4,7 @@ import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
 import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, parsePageParam } from '../../shared/routes.ts'
 import { mergeTags } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
+import type { UpstreamAnswer } from '../craft/client.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { UpstreamBadResponseError } from '../errors.ts'
 
@@ -38,6 +39,12 @@ export interface BuiltPayload {
    * for only in previews; false otherwise and for failures.
    */
   showsPreview: boolean
+  /**
+   * The pages' cache keys and answers the payload was built from, in order,
+   * when every one came from there: the same answers under the same keys
+   * build the same payload (RenderBodyMemo reuses a page's render on that).
+   */
+  sources?: { keys: string[]; answers: UpstreamAnswer[] }
 }
 
 /** Whether a value holds an entry that is a draft or whose status is not `live` (every document selects both on every entry). */
@@ -111,12 +118,15 @@ export class PayloadBuilder {
     }
     const listed = (base.data.articles as { entries?: unknown[] } | undefined)?.entries
     if (route.paginated && page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
-    return {
+    const built: BuiltPayload = {
       payload: base,
       cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)),
       tags: mergeTags(results.map((r) => r.lookup.tags)),
       showsPreview: request.context.preview && showsPreviewEntry(base.data),
     }
+    const keys = results.map((r) => r.lookup.key)
+    if (keys.every((key) => key !== undefined)) built.sources = { keys: keys as string[], answers: results.map((r) => r.lookup.answer) }
+    return built
   }
 
   /**
