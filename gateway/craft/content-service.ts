@@ -190,6 +190,13 @@ export class ContentService {
     return this.operationsGeneration
   }
 
+  /** The pages' cache key of a named operation's answer under the documents sent now; undefined where such answers are not cached. */
+  cacheKeyOf(name: OperationName, variables: Record<string, unknown>): string | undefined {
+    const operation = this.byName.get(name)
+    if (!operation || !this.useCache || this.unavailable.has(name) || NEVER_CACHED_OPERATIONS.has(name)) return undefined
+    return queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID)
+  }
+
   /**
    * Whether each key's answer in the pages' cache is still fresh and still the
    * very answer given (the cache never changes an answer it holds), under the

@@ -1,12 +1,14 @@
 import { type Readable, Transform, pipeline } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import type { RedirectRule } from '../../shared/build-meta.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { NO_INLINE_SOURCES, forCaching, pagePolicies } from '../http/content-security.ts'
 import { PRIVATE_NO_CACHE, notModified, publicCacheControl } from '../http/http-caching.ts'
+import { UNDECIDED } from '../pages/redirects.ts'
 import { renderRequest } from '../pages/render-request.ts'
 import { PENDING, settledAtOnce } from '../pages/settled-at-once.ts'
 import { previewRefused } from '../preview/preview-limit.ts'
@@ -125,12 +127,18 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
    * so a slow CMS costs the page one upstream timeout, not two in a row.
    */
   async function redirect(visit: PageVisit): Promise<FastifyReply | undefined> {
-    const lookup = app.redirects.match(visit.url.path, visit.context, visit.request.log)
-    if ((await settledAtOnce(lookup)) === PENDING) visit.rendering = startRender(visit)
-    const rule = await lookup
+    const atOnce = visit.context.preview ? UNDECIDED : app.redirects.matchAtOnce(visit.url.path)
+    const rule = atOnce === UNDECIDED ? await lookUpRedirect(visit) : atOnce
     if (!rule) return undefined
     abandonRender(visit)
     return visit.reply.redirect(rule.to, rule.statusCode)
+  }
+
+  /** The redirect rule from the cache or the CMS, the render started alongside when the CMS must be asked. */
+  async function lookUpRedirect(visit: PageVisit): Promise<RedirectRule | undefined> {
+    const lookup = app.redirects.match(visit.url.path, visit.context, visit.request.log)
+    if ((await settledAtOnce(lookup)) === PENDING) visit.rendering = startRender(visit)
+    return lookup
   }
 
   function answerFromCache(visit: PageVisit): FastifyReply | undefined {

@@ -91,3 +91,28 @@ t.test('a preview is never served from a live page\'s reused render', async (t) 
   })
   t.ok(preview.builds.length > 0, 'a preview builds its own payload')
 })
+
+t.test('redirects are decided at once while the CMS\'s rules are the fresh cached answer, and looked up again once not', async (t) => {
+  const matches: string[] = []
+  const original = gateway.redirects.match.bind(gateway.redirects)
+  gateway.redirects.match = (path, context, log) => {
+    matches.push(path)
+    return original(path, context, log)
+  }
+  t.teardown(() => {
+    gateway.redirects.match = original
+  })
+  const redirected = async (path: string) => {
+    const response = await request(`${system.url}${path}`)
+    await response.body.dump()
+    return { status: response.statusCode, location: response.headers.location }
+  }
+  await redirected('/schade')
+  matches.length = 0
+  t.same(await redirected('/schade'), { status: 301, location: '/onze-dienstverlening/schade-melden' }, 'the CMS\'s rule, decided at once')
+  t.equal((await page('/over-ons')).status, 200, 'a page without a rule is rendered')
+  t.same(matches, [], 'no lookup waited on')
+  gateway.cache.purge()
+  t.same(await redirected('/schade'), { status: 301, location: '/onze-dienstverlening/schade-melden' }, 'the same rule after a purge')
+  t.same(matches, ['/schade'], 'looked up again: the answer it was decided from is gone')
+})
