@@ -134,7 +134,8 @@ export class RendererPool {
           this.mark(member, false, 'closing (503)')
           continue
         }
-        const page = await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
+        // A page rendered whole comes with its length, and all of it is already on its way: no window to time.
+        const page = await afterCommitWindow(response.body, response.headers['content-length'] === undefined ? RENDERER_COMMIT_WINDOW_MS : Number.POSITIVE_INFINITY)
         this.mark(member, true, 'rendered')
         return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
       } catch (error) {
@@ -156,21 +157,25 @@ export class RendererPool {
   private async send(member: Member, url: URL, headers: Record<string, string>, body: RenderBody | undefined): Promise<Dispatcher.ResponseData> {
     // Signed as undici sends it: the URL parser may have encoded or normalised the path, alike for every member.
     const path = `${url.pathname}${url.search}`
-    const common = { ...headers, host: member.host }
+    // Straight to the agent with the parsed origin and path: undici's request() would parse the URL again.
+    const to = (method: 'GET' | 'POST', sent: Record<string, string>, payload?: string | Buffer) =>
+      this.agent.request({ origin: url.origin, path, method, headers: sent, ...(payload === undefined ? {} : { body: payload }) })
     if (body === undefined) {
-      const signed = this.signer ? { [RENDER_SIGNATURE_HEADER]: this.signer.sign('GET', path) } : {}
-      return request(url, { method: 'GET', headers: { ...common, ...signed }, dispatcher: this.agent })
+      const sent: Record<string, string> = { ...headers, host: member.host }
+      if (this.signer) sent[RENDER_SIGNATURE_HEADER] = this.signer.sign('GET', path)
+      return to('GET', sent)
     }
     const signatures = this.signer ? signaturesOf(this.signer, body, path) : undefined
     if (signatures && body.keptBy.has(member.origin)) {
-      const referenceHeaders = { ...common, [RENDER_SIGNATURE_HEADER]: signatures.reference, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
-      const answer = await request(url, { method: 'POST', headers: referenceHeaders, body: signatures.full, dispatcher: this.agent })
+      const sent = { ...headers, host: member.host, [RENDER_SIGNATURE_HEADER]: signatures.reference, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
+      const answer = await to('POST', sent, signatures.full)
       if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
       await answer.body.dump()
       body.keptBy.delete(member.origin)
     }
-    const fullHeaders = { ...common, ...(signatures ? { [RENDER_SIGNATURE_HEADER]: signatures.full } : {}), 'content-type': RENDER_REQUEST_CONTENT_TYPE }
-    const answer = await request(url, { method: 'POST', headers: fullHeaders, body: body.bytes, dispatcher: this.agent })
+    const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+    if (signatures) sent[RENDER_SIGNATURE_HEADER] = signatures.full
+    const answer = await to('POST', sent, body.bytes)
     if (signatures && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
     return answer
   }
