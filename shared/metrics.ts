@@ -21,13 +21,13 @@ export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetr
     labelNames: ['route', 'method', 'status'] as const,
     registers: [registry],
   })
-  // Each route, method and status's child counter is kept (routes are patterns, methods those Node parses: a bounded set); labelling by object hashes the labels on every request.
-  const children = new Map<string, ReturnType<typeof requests.labels>>()
+  // Each route, method and status's tally is kept (routes are patterns, methods those Node parses: a bounded set); prom-client hashes a child's labels on every inc.
+  const children = new Map<string, { inc: () => void }>()
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const key = `${request.method} ${reply.statusCode} ${route}`
     let child = children.get(key)
-    if (child === undefined) children.set(key, (child = requests.labels({ route, method: request.method, status: String(reply.statusCode) })))
+    if (child === undefined) children.set(key, (child = tally(registry, requests, { route, method: request.method, status: String(reply.statusCode) })))
     child.inc()
     done()
   })
