@@ -134,6 +134,12 @@ export class QueryCache {
     return entry && this.now() < entry.freshUntil + this.options.staleIfErrorMs ? entry.answer : undefined
   }
 
+  /** Whether a key holds this very answer, fresh; nothing is asked, stored or made. */
+  holdsFresh(key: string, answer: unknown): boolean {
+    const entry = this.lru.get(key)
+    return entry !== undefined && entry.answer === answer && this.now() < entry.freshUntil
+  }
+
   /** The stored answer of a key while it is fresh, as a hit; nothing is asked or stored. */
   fresh(key: string): CacheLookup | undefined {
     const entry = this.lru.get(key)

@@ -206,7 +206,7 @@ export class ContentService {
   readonly stillFresh = (keys: readonly string[], answers: readonly unknown[], generation: number): boolean => {
     if (!this.useCache || generation !== this.operationsGeneration) return false
     for (let i = 0; i < keys.length; i++) {
-      if (this.caches.pages.fresh(keys[i] as string)?.answer !== answers[i]) return false
+      if (!this.caches.pages.holdsFresh(keys[i] as string, answers[i])) return false
     }
     for (let i = 0; i < keys.length; i++) this.onLookup('HIT', 'pages')
     return true
