@@ -5,10 +5,6 @@ import { startSystem } from './helpers/system.ts'
 
 const system = await startSystem()
 t.teardown(() => system.close())
-const rendererUrl = () => {
-  const address = system.renderer.server.address()
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-}
 const text = async (url: string) => {
   const response = await request(url)
   return { status: response.statusCode, body: await response.body.text(), type: String(response.headers['content-type']) }
@@ -19,8 +15,8 @@ t.test('health and readiness of both services', async (t) => {
   const ready = await text(`${system.internalUrl}/readyz`)
   t.equal(ready.status, 200)
   t.same(JSON.parse(ready.body).checks, { renderer: 'ok', upstream: 'ok', schema: 'ok' })
-  t.equal((await text(`${rendererUrl()}/healthz`)).status, 200)
-  const rendererReady = await text(`${rendererUrl()}/readyz`)
+  t.equal((await text(`${system.rendererUrl}/healthz`)).status, 200)
+  const rendererReady = await text(`${system.rendererUrl}/readyz`)
   t.same(JSON.parse(rendererReady.body).checks, { gateway: 'ok' })
 })
 
@@ -42,6 +38,6 @@ t.test('Prometheus metrics: requests, cache results, upstream latency, render ti
   t.match(gateway.body, /cache_lookups_total\{cache="page",result="HIT",service="gateway"\} [1-9]/)
   t.match(gateway.body, /cache_lookups_total\{cache="query",result="(MISS|HIT)",service="gateway"\} [1-9]/)
   t.match(gateway.body, /upstream_request_duration_seconds_count\{[^}]*outcome="ok"[^}]*\} [1-9]/)
-  const renderer = await text(`${rendererUrl()}/metrics`)
+  const renderer = await text(`${system.rendererUrl}/metrics`)
   t.match(renderer.body, /render_duration_seconds_count\{[^}]*status="200"[^}]*\} [1-9]/)
 })

@@ -11,15 +11,11 @@ import { startSystem } from './helpers/system.ts'
 const system = await startSystem({ PAGE_CACHE: 'false' })
 t.teardown(() => system.close())
 
-const rendererUrl = (): string => {
-  const address = system.renderer.server.address()
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-}
 const signer = new RenderSigner(system.renderSecret ?? '')
 
 /** A render request sent to the renderer as the gateway sends it, signed. */
 function postRender(path: string, body: string, headers: Record<string, string> = {}) {
-  return request(`${rendererUrl()}${path}`, {
+  return request(`${system.rendererUrl}${path}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', path, body) },
     body,

@@ -29,6 +29,8 @@ export interface System {
   internalUrl: string
   gateway: FastifyInstance
   renderer: FastifyInstance
+  /** The renderer's own address, for tests that talk to it past the gateway. */
+  rendererUrl: string
   /** RENDER_SECRET of both services, for tests that send the renderer requests of their own; undefined when a test turned signing off. */
   renderSecret: string | undefined
   gatewayLogs: LogCollector
@@ -75,6 +77,7 @@ export async function startSystem(env: Record<string, string> = {}, tweak?: (con
     internalUrl,
     gateway,
     renderer,
+    rendererUrl: `http://127.0.0.1:${rendererPort}`,
     renderSecret: renderSecret.trim() || undefined,
     gatewayLogs,
     rendererLogs,

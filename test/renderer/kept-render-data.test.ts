@@ -19,21 +19,17 @@ import { startSystem } from '../helpers/system.ts'
 const system = await startSystem({ PAGE_CACHE: 'false' })
 t.teardown(() => system.close())
 
-const rendererUrl = (): string => {
-  const address = system.renderer.server.address()
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-}
 const signer = new RenderSigner(system.renderSecret ?? '')
 
 /** A full render request as the gateway sends it: the body, signed for the path. */
 function postBody(path: string, body: string) {
   const signature = signer.sign('POST', path, body)
-  return { signature, answer: request(`${rendererUrl()}${path}`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signature }, body }) }
+  return { signature, answer: request(`${system.rendererUrl}${path}`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signature }, body }) }
 }
 
 /** A reference as the gateway sends it: the full body's signature as the body, signed in turn for the path. */
 function postReference(path: string, fullSignature: string, signature = signer.sign('POST', path, fullSignature)) {
-  return request(`${rendererUrl()}${path}`, { method: 'POST', headers: { 'content-type': RENDER_REFERENCE_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signature }, body: fullSignature })
+  return request(`${system.rendererUrl}${path}`, { method: 'POST', headers: { 'content-type': RENDER_REFERENCE_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signature }, body: fullSignature })
 }
 
 async function payloadOf(path: string, part: 'primary' | 'deferred', query = ''): Promise<PagePayload> {
@@ -43,7 +39,7 @@ async function payloadOf(path: string, part: 'primary' | 'deferred', query = '')
 
 /** How many render requests took their data from each source, read off the renderer's own /metrics. */
 async function dataSources(): Promise<Record<string, number>> {
-  const text = await (await request(`${rendererUrl()}/metrics`)).body.text()
+  const text = await (await request(`${system.rendererUrl}/metrics`)).body.text()
   const counts: Record<string, number> = {}
   for (const [, source, value] of text.matchAll(/^render_data_total\{source="(\w+)"[^}]*\} (\d+)/gm)) counts[source as string] = Number(value)
   return counts
