@@ -1,11 +1,10 @@
 // What compressing one fresh page costs at each brotli quality and gzip
 // level, in isolation on the page's real bytes, the two ways the gateway's
-// @fastify/compress does it (gateway/app.ts):
+// @fastify/compress does it (gateway/plugins/external/compress.ts):
 //
 // - `sync`: one brotliCompressSync/gzipSync call on the event loop. The
-//   plugin does this for a whole buffer up to its syncThreshold, which it
-//   derives from os.availableParallelism(): 65,536 bytes on one core (the
-//   bench pins the servers to one), 8,192 on two, 4,096 on more.
+//   plugin does this for a whole buffer up to its syncThreshold, which the
+//   gateway sets (COMPRESS_SYNC_THRESHOLD_BYTES, 65,536 by default).
 // - `stream`: a createBrotliCompress/createGzip stream with the gateway's
 //   flush mode (BROTLI_OPERATION_FLUSH / Z_SYNC_FLUSH), the page written as
 //   one chunk, as for a larger page; the work runs on libuv's threadpool.
@@ -23,9 +22,10 @@ import { mainFileArgument } from './main-file-argument.mjs'
 const brotliOptions = (quality) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: quality }, flush: constants.BROTLI_OPERATION_FLUSH })
 const gzipOptions = (level) => ({ level, flush: constants.Z_SYNC_FLUSH })
 
-export const LEVELS = [
-  ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map((quality) => ({ encoding: 'br', level: quality, options: brotliOptions(quality), current: quality === 4 })),
-  ...[1, 2, 3, 4, 5, 6, 9].map((level) => ({ encoding: 'gzip', level, options: gzipOptions(level), current: level === 6 })),
+/** Every level measured; `current` marks the gateway's levels when the caller names them (bench.mjs reads them from the gateway's configuration). */
+export const levelsFor = (current = {}) => [
+  ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map((quality) => ({ encoding: 'br', level: quality, options: brotliOptions(quality), current: quality === current.brotliQuality })),
+  ...[1, 2, 3, 4, 5, 6, 9].map((level) => ({ encoding: 'gzip', level, options: gzipOptions(level), current: level === current.gzipLevel })),
 ]
 
 function compressStreaming(encoding, options, page) {
@@ -42,10 +42,10 @@ function compressStreaming(encoding, options, page) {
 const compressSync = (encoding, options, page) => (encoding === 'br' ? brotliCompressSync(page, options) : gzipSync(page, options)).length
 
 /** CPU microseconds per page and compressed bytes, each level for at least `minMs` of repetitions (after a few to warm up). */
-export async function measureCompression(page, { minMs = 300 } = {}) {
+export async function measureCompression(page, { minMs = 300, current } = {}) {
   const rows = []
-  for (const { encoding, level, options, current } of LEVELS) {
-    const row = { encoding, level, current, bytes: 0 }
+  for (const { encoding, level, options, current: isCurrent } of levelsFor(current)) {
+    const row = { encoding, level, current: isCurrent, bytes: 0 }
     for (const mode of ['sync', 'stream']) {
       const once = mode === 'sync' ? async () => compressSync(encoding, options, page) : () => compressStreaming(encoding, options, page)
       for (let i = 0; i < 5; i++) row.bytes = await once()

@@ -31,6 +31,7 @@ import { describeCompression, measureCompression } from './bench-compression.mjs
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
 import { cores, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
 import { runProfile } from './bench-profile.mjs'
+import { loadGatewayConfig } from '../gateway/config.ts'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
@@ -171,8 +172,8 @@ function comparedWithBaseline(table, baseline, file) {
  * many distinct addresses.
  */
 async function measureExtras(freshPage, rendered, cached) {
-  // What compressing a fresh page costs at each level, on its real bytes (the gateway's own levels are not configurable).
-  const compression = await measureCompression(freshPage, { minMs: smoke ? 5 : 300 })
+  // What compressing a fresh page costs at each level, on its real bytes; the gateway's levels (FRESH_BROTLI_QUALITY, FRESH_GZIP_LEVEL at their defaults) marked.
+  const compression = await measureCompression(freshPage, { minMs: smoke ? 5 : 300, current: loadGatewayConfig({}).compression })
 
   // 8. Time to first byte: one cold request, then the median of 30 warm ones.
   const ttfbResults = {}
