@@ -30,6 +30,8 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
     for (const tags of reused.tags) app.renderTags.record(request.id, tags)
     return { body: reused.body, showsPreview: false }
   }
+  // Read before the keys are made: documents changed during the build then show as another generation, and nothing is reused.
+  const generation = app.content.generation
   const input = payloadInput(url.path, new URLSearchParams(url.search), context)
   let primary: BuiltPayload
   try {
@@ -53,7 +55,6 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
   })
   if (payload.status !== 200 || !deferredMayBeCached) return bodyOf()
   // The whole page from the pages' cache: the next render may take this body while those answers stay the same.
-  const generation = app.content.generation
   if (payload.pending.length === 0) return bodyOf(undefined, sourcesOf(generation, primary))
   const deferred = await settledAtOnce(app.payloads.build({ ...input, part: 'deferred' }))
   if (deferred === PENDING || deferred === undefined || deferred.payload.status !== 200) return bodyOf()
