@@ -190,11 +190,15 @@ export class ContentService {
     return this.operationsGeneration
   }
 
+  /** The key of an operation's answer in the pages' cache; undefined where its answers are never cached. */
+  private pagesKey(operation: AllowedOperation, variables: Record<string, unknown>): string | undefined {
+    return this.useCache && !NEVER_CACHED_OPERATIONS.has(operation.name) ? queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID) : undefined
+  }
+
   /** The pages' cache key of a named operation's answer under the documents sent now; undefined where such answers are not cached. */
   cacheKeyOf(name: OperationName, variables: Record<string, unknown>): string | undefined {
     const operation = this.byName.get(name)
-    if (!operation || !this.useCache || this.unavailable.has(name) || NEVER_CACHED_OPERATIONS.has(name)) return undefined
-    return queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID)
+    return operation && !this.unavailable.has(name) ? this.pagesKey(operation, variables) : undefined
   }
 
   /**
@@ -254,8 +258,9 @@ export class ContentService {
   /** What the cache holds for an operation, without asking Craft; nothing in a preview. */
   cachedNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): UpstreamAnswer | undefined {
     const operation = this.byName.get(name)
-    if (!operation || !this.useCache || context.preview) return undefined
-    return this.caches.pages.peek(queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID))
+    if (!operation || context.preview) return undefined
+    const key = this.pagesKey(operation, variables)
+    return key === undefined ? undefined : this.caches.pages.peek(key)
   }
 
   runNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
@@ -275,9 +280,9 @@ export class ContentService {
     // A page's variables are the gateway's own (from its route table, a slug that matched its pattern): only a caller's are checked.
     if (audience === 'api') checkVariables(operation, variables)
     if (this.unavailable.has(operation.name)) throw new OperationUnavailableError(operation.name)
-    const cached = !this.useCache || context.preview || NEVER_CACHED_OPERATIONS.has(operation.name) ? undefined : queryCacheKey(operation.query, variables, DEFAULT_CLIENT_ID)
+    const key = context.preview ? undefined : this.pagesKey(operation, variables)
     // A fresh answer (the pages' own, which /api may read too) is the common case: it needs none of what a load does.
-    const fresh = cached === undefined ? undefined : this.caches.pages.fresh(cached)
+    const fresh = key === undefined ? undefined : this.caches.pages.fresh(key)
     if (fresh) {
       this.onLookup(fresh.status, audience)
       return fresh
@@ -299,19 +304,19 @@ export class ContentService {
       if (!found) origins.set(answer, (found = originsOf(operation.query, variables, answer)))
       return found
     }
-    if (cached === undefined) {
+    if (key === undefined) {
       this.onLookup('BYPASS', audience)
       const answer = await load()
       const { sections, entries } = originsOfAnswer(answer)
       return { answer, status: 'BYPASS', tags: [...sections, ...entries.map(entryTag)] }
     }
-    const fetched = await this.caches[audience].fetch(cached, load, {
+    const fetched = await this.caches[audience].fetch(key, load, {
       // A 2xx answer without errors has every root field by now (withRootFields).
       storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
       sections: (answer) => originsOfAnswer(answer).sections,
       entries: (answer) => originsOfAnswer(answer).entries,
     })
     this.onLookup(fetched.status, audience)
-    return audience === 'pages' ? { ...fetched, key: cached } : fetched
+    return audience === 'pages' ? { ...fetched, key } : fetched
   }
 }

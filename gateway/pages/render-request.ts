@@ -23,7 +23,8 @@ export interface PreparedRender {
  */
 export async function renderRequest(app: FastifyInstance, request: FastifyRequest, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
   const pageKey = `${url.rawPath}${url.search}`
-  // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice.
+  // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice;
+  // nor is a kept render request's data, which is only reused while the cache holds it fresh.
   const deferredMayBeCached = app.config.cache.queryCache && !context.preview
   const reused = deferredMayBeCached ? app.renderBodies.reused(pageKey, app.content.stillFresh) : undefined
   if (reused) {

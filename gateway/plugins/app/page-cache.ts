@@ -29,8 +29,8 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
   // Tallied as plain numbers and added to the counters when they are read: labelling, even a bound child's inc, costs a hit more than its bytes.
   const plainHits = tally(metrics.registry, metrics.requests, { route: CATCH_ALL_ROUTE, method: 'GET', status: '200' })
   const pageHits = tally(metrics.registry, metrics.cacheLookups, { cache: 'page', result: 'HIT' })
-  // onHit runs synchronously inside answerHit: one variable times each hit, read only while its line is logged.
-  let hitStartedAt = 0
+  // onHit runs synchronously inside answerHit: one variable times each hit, and is negative while the line is not logged.
+  let hitStartedAt = -1
   const answerHit = createPageCacheHits({
     pageCache: app.pageCache,
     accepting: () => !app.drain.draining,
@@ -40,11 +40,11 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
       if (statusCode === 200 && request.method === 'GET') plainHits.inc()
       else metrics.requests.inc({ route: CATCH_ALL_ROUTE, method: request.method ?? 'GET', status: String(statusCode) })
       pageHits.inc()
-      if (levelEnabled(app.log, 'info')) logController.completed(app.log, { requestId, req: request, res: { statusCode }, cache: 'HIT', responseTime: performance.now() - hitStartedAt })
+      if (hitStartedAt >= 0) logController.completed(app.log, { requestId, req: request, res: { statusCode }, cache: 'HIT', responseTime: performance.now() - hitStartedAt })
     },
   })
   return (request, response) => {
-    if (levelEnabled(app.log, 'info')) hitStartedAt = performance.now()
+    hitStartedAt = levelEnabled(app.log, 'info') ? performance.now() : -1
     return answerHit(request, response)
   }
 }
