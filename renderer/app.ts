@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
-import { histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
+import { boundBy, histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
 import { RenderSigner } from '../shared/render-signature.ts'
 import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
@@ -20,7 +20,6 @@ import { renderComplete, renderPage } from './render.tsx'
 import type { DeferredData } from './screens/types.ts'
 
 const DEFAULT_STYLESHEET = '/styles.css'
-
 const INVALID_PATH = 'Invalid path'
 
 export interface RendererOptions {
@@ -74,13 +73,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   // Data of signed render requests, kept by their signature; references to it need a signature, so none without RENDER_SECRET.
   const renderData = new RenderDataSource({ kept: signer ? new KeptRenderData(config.keptRenderDataMaxBytes) : undefined, clean, registry: metrics.registry })
   renderData.acceptBodies(app)
-  // The histogram's child per status, bound once: labelling by object hashes the labels on every page.
-  const renderSecondsOf = new Map<number, { observe(value: number): void }>()
-  const observeRender = (status: number, seconds: number): void => {
-    let child = renderSecondsOf.get(status)
-    if (!child) renderSecondsOf.set(status, (child = renderSeconds.labels(String(status))))
-    child.observe(seconds)
-  }
+  // The histogram's child per status, bound once.
+  const renderSecondsOf = boundBy((status: number) => renderSeconds.labels(String(status)))
 
   app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok' }))
   app.get('/readyz', PROBE_ROUTE, async (_request, reply) => {
@@ -158,7 +152,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     }
     const complete = payload.pending.length === 0 || handedDeferred
     if (!complete || !renderComplete(reply, options)) await renderPage(reply, options)
-    observeRender(reply.statusCode, (performance.now() - started) / 1000)
+    renderSecondsOf(reply.statusCode).observe((performance.now() - started) / 1000)
     return reply
   }
 

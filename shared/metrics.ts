@@ -21,17 +21,30 @@ export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetr
     labelNames: ['route', 'method', 'status'] as const,
     registers: [registry],
   })
-  // Each route, method and status's tally is kept (routes are patterns, methods those Node parses: a bounded set); prom-client hashes a child's labels on every inc.
-  const children = new Map<string, { inc: () => void }>()
+  // A tally per route, method and status (routes are patterns, methods those Node parses: a bounded set); prom-client hashes a child's labels on every inc.
+  const answered = boundBy((key: string) => {
+    // Method and status hold no space; the route is the rest, whatever it holds.
+    const [method, status] = key.split(' ', 2) as [string, string]
+    return tally(registry, requests, { route: key.slice(method.length + status.length + 2), method, status })
+  })
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    const key = `${request.method} ${reply.statusCode} ${route}`
-    let child = children.get(key)
-    if (child === undefined) children.set(key, (child = tally(registry, requests, { route, method: request.method, status: String(reply.statusCode) })))
-    child.inc()
+    answered(`${request.method} ${reply.statusCode} ${request.routeOptions.url ?? 'unmatched'}`).inc()
     done()
   })
   return { registry, requests }
+}
+
+/**
+ * A metric's child for each key, made once: prom-client hashes an object's
+ * labels on every call, and the label sets a service counts are few.
+ */
+export function boundBy<K, C>(make: (key: K) => C): (key: K) => C {
+  const children = new Map<K, C>()
+  return (key) => {
+    let child = children.get(key)
+    if (child === undefined) children.set(key, (child = make(key)))
+    return child
+  }
 }
 
 /** What each registry's tallies add to their counters before it is read (see `tally`). */

@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import { Counter, Registry } from 'prom-client'
 import t from 'tap'
-import { readMetrics, serveMetrics, tally } from '../../shared/metrics.ts'
+import { boundBy, readMetrics, serveMetrics, tally } from '../../shared/metrics.ts'
 
 const valueOf = (text: string, line: string): number | undefined => {
   const found = text.split('\n').find((l) => l.startsWith(`${line} `))
@@ -36,4 +36,15 @@ t.test('GET /metrics reads the tallies', async (t) => {
   served.inc()
   const answer = await app.inject('/metrics')
   t.equal(valueOf(answer.body, 'served_total'), 2)
+})
+
+t.test('boundBy makes each key\'s child once', async (t) => {
+  const made: string[] = []
+  const childOf = boundBy((key: string) => {
+    made.push(key)
+    return { key }
+  })
+  t.equal(childOf('a'), childOf('a'), 'the same child for the same key')
+  t.not(childOf('a'), childOf('b'))
+  t.same(made, ['a', 'b'], 'made once per key')
 })
