@@ -26,11 +26,13 @@ import { parseRedirects } from './pages/redirects.ts'
 /**
  * Brotli quality for answers compressed as they go out. Measured on the home
  * page (docs/performance.md, issue 17): quality 4 made scenario 4 with
- * `Accept-Encoding: br` 0.68-0.73 of scenario 4 without, at 217 µs a page;
- * see there for the quality chosen and why. Stored pages have their own
- * stronger variants (cache/page-cache.ts).
+ * `Accept-Encoding: br` 0.68-0.73 of scenario 4 without, at 217 µs a page.
+ * Quality 0 costs about a fifth less than 1 on five pages (35-66 µs a page
+ * against 46-95 µs) for 1.4% more bytes at most (the home page came out
+ * smaller); see there for the figures. Stored pages have their own stronger
+ * variants (cache/page-cache.ts).
  */
-const DEFAULT_FRESH_BROTLI_QUALITY = 1
+const DEFAULT_FRESH_BROTLI_QUALITY = 0
 const DEFAULT_FRESH_GZIP_LEVEL = 6
 /**
  * @fastify/compress compresses a whole answer in one call up to its
