@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { serverBuildOptions } from './build-steps.mjs'
 import { freePort } from './free-port.mjs'
+import { SERVICE_NODE_ARGS } from './service-node-args.mjs'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const log = (...args) => console.error('[bench]', ...args)
@@ -74,15 +75,16 @@ export async function waitFor(url) {
 }
 
 /**
- * Gateway and renderer as the containers run them, on their own ports;
- * `nodeArgs(service)` gives each one's Node options (the profile's --cpu-prof).
+ * Gateway and renderer as the containers run them (with the services' Node
+ * options), on their own ports; `nodeArgs(service)` adds to those (the
+ * profile's --cpu-prof).
  */
 export async function startSystem(name, env, { secret, nodeArgs = () => [] } = {}) {
   const port = await freePort()
   const rendererPort = await freePort()
   const internalPort = await freePort()
   const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(internalPort), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, ...env }
-  const argsOf = (service) => [...nodeArgs(service), join(root, `dist/${service}.js`)]
+  const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(root, `dist/${service}.js`)]
   const renderer = start(process.execPath, argsOf('renderer'), common)
   const gateway = start(process.execPath, argsOf('gateway'), common)
   await waitFor(`http://127.0.0.1:${port}/healthz`)
@@ -132,13 +134,15 @@ http {
 /**
  * A bare Fastify route with the page's bytes (and `headers`, when given); with
  * `upstream`, one that fetches them from there (undici) and sends them on.
+ * The Node references run with the services' Node options, so that a ratio
+ * compares the work done, not V8's settings.
  */
 export async function startBareFastify(html, { upstream, headers } = {}) {
   const dir = tempDir('bench-fastify-')
   writeFileSync(join(dir, 'index.html'), html)
   if (headers) writeFileSync(join(dir, 'headers.json'), JSON.stringify(headers))
   const port = await freePort()
-  start(process.execPath, [join(root, 'scripts/bench-bare-fastify.mjs')], {
+  start(process.execPath, [...SERVICE_NODE_ARGS, join(root, 'scripts/bench-bare-fastify.mjs')], {
     PORT: String(port),
     BODY_FILE: join(dir, 'index.html'),
     NODE_PATH: join(root, 'node_modules'),
@@ -161,7 +165,7 @@ export async function startRenderToString(renderRequestBody) {
   const dir = tempDir('bench-render-to-string-')
   writeFileSync(join(dir, 'render-request.ndjson'), renderRequestBody)
   const port = await freePort()
-  start(process.execPath, [join(outdir, 'render-to-string.js')], { PORT: String(port), RENDER_REQUEST_FILE: join(dir, 'render-request.ndjson'), DIST_DIR: join(root, 'dist'), LOG_LEVEL: 'warn' })
+  start(process.execPath, [...SERVICE_NODE_ARGS, join(outdir, 'render-to-string.js')], { PORT: String(port), RENDER_REQUEST_FILE: join(dir, 'render-request.ndjson'), DIST_DIR: join(root, 'dist'), LOG_LEVEL: 'warn' })
   await waitFor(`http://127.0.0.1:${port}/`)
   return `http://127.0.0.1:${port}/`
 }

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { context } from 'esbuild'
 import { ROOT, clientBuildOptions, serverBuildOptions, writeAssets } from './build-steps.mjs'
+import { SERVICE_NODE_ARGS } from './service-node-args.mjs'
 
 const out = join(ROOT, 'dist-dev')
 const WATCHED = ['gateway', 'renderer', 'shared', 'public']
@@ -115,7 +116,7 @@ class Service {
   /** Starts the next process unless one waits already; resolves once it has loaded its packages (or died). */
   prepare() {
     if (!stopping && !this.spare?.connected && this.buildable) {
-      const spare = spawn(process.execPath, ['--enable-source-maps', SERVICE_PROCESS, this.file, ...this.packages], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env })
+      const spare = spawn(process.execPath, [...SERVICE_NODE_ARGS, SERVICE_PROCESS, this.file, ...this.packages], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env })
       spare.loaded = new Promise((resolve) => {
         spare.once('message', resolve)
         spare.once('exit', resolve)

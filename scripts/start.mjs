@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { SERVICE_NODE_ARGS } from './service-node-args.mjs'
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
 
@@ -16,7 +17,7 @@ env.GATEWAY_URL ??= `http://127.0.0.1:${env.PORT || 3000}`
 if (!env.RENDER_SECRET?.trim()) env.RENDER_SECRET = randomBytes(32).toString('base64url')
 
 const children = ['renderer', 'gateway'].map((name) => {
-  const child = spawn(process.execPath, ['--enable-source-maps', join(dist, `${name}.js`)], { stdio: 'inherit', env })
+  const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, join(dist, `${name}.js`)], { stdio: 'inherit', env })
   child.name = name
   return child
 })

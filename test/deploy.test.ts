@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
 import { parse } from 'yaml'
+import { SERVICE_NODE_ARGS } from '../scripts/service-node-args.mjs'
 import { freePort } from './helpers/ports.ts'
 import { ROOT, waitForHttp } from './helpers/processes.ts'
 
@@ -18,9 +19,10 @@ interface ComposeService {
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, ComposeService> }
 const services = compose.services
 
+const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
 /** The Dockerfile's final stage, with continued lines joined. */
 const finalStage = (() => {
-  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ')
+  const text = dockerfile.replace(/\\\n\s*/g, ' ')
   return text.slice(text.lastIndexOf('\nFROM '))
 })()
 
@@ -54,6 +56,13 @@ t.test('node itself is process 1 in the image and in compose, never npm', async 
   t.equal(services.gateway?.command?.at(-1), 'dist/gateway.js')
   t.same(services.renderer?.command?.slice(0, 1), ['node'])
   t.equal(services.renderer?.command?.at(-1), 'dist/renderer.js')
+})
+
+t.test("the image and compose start each service with the Node options npm start and the bench use", async (t) => {
+  t.same(execForm('CMD').slice(1, -1), SERVICE_NODE_ARGS, 'the image')
+  t.same(services.gateway?.command?.slice(1, -1), SERVICE_NODE_ARGS, "compose's gateway")
+  t.same(services.renderer?.command?.slice(1, -1), SERVICE_NODE_ARGS, "compose's renderer")
+  t.match(dockerfile, `docker run IMAGE node ${SERVICE_NODE_ARGS.join(' ')} dist/renderer.js`, "the Dockerfile's note on starting the renderer")
 })
 
 t.test('the app files belong to root: the service user can read its code but not change it', async (t) => {
