@@ -1,6 +1,6 @@
 # One image for both services; the command picks which one runs:
 #   docker run IMAGE                               the gateway (default)
-#   docker run IMAGE node --enable-source-maps --max-semi-space-size=32 dist/renderer.js   the renderer
+#   docker run IMAGE node --enable-source-maps --max-semi-space-size=32 --no-memory-reducer dist/renderer.js   the renderer
 #   (the options of scripts/service-node-args.mjs, checked by test/deploy.test.ts)
 # Node 26 is the active LTS line; the suite also runs on it (`npm test`).
 FROM node:26-trixie-slim AS build
@@ -41,4 +41,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const ports=[process.env.PORT||3000,process.env.RENDERER_PORT||3001];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>{if(!r.ok)throw r.status}))).then(()=>process.exit(0),()=>process.exit(1))"]
 # node itself is process 1: docker stop's SIGTERM reaches the service, which
 # drains and exits; no npm in between (no update check, no logs of its own).
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=32", "dist/gateway.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=32", "--no-memory-reducer", "dist/gateway.js"]
