@@ -8,15 +8,17 @@
 // targets are medians of the per-round ratios, with their spread. Writes
 // bench/results.json.
 //
-//   npm run bench                     BENCH_SECONDS (10) s per scenario, BENCH_ROUNDS (5) rounds
+//   npm run bench                     BENCH_SECONDS (10) s per scenario, BENCH_ROUNDS (5) rounds, each
+//                                     timed run after BENCH_WARM_SECONDS (3) s of the same load, uncounted
 //   npm run bench -- --smoke          one round of a fixed number of requests per scenario, each
 //                                     answer checked (run by npm test so it cannot rot)
 //   npm run bench -- --profile        CPU profiles of a fresh render (scripts/bench-profile.mjs):
 //                                     .cpuprofile files and a self-time summary in bench/profiles/
 //   npm run bench -- --js             only the first-load JavaScript of the build (no servers, no load)
 //   --out=FILE                        write the results there instead of bench/results.json
+//                                     (bench/results-partial.json for --only and --smoke)
 //   --baseline=FILE                   compare each scenario with an earlier results.json (by default
-//                                     the one this run replaces)
+//                                     bench/results.json, the last full run)
 //   --profile-dir=DIR                 write the profiles there instead of bench/profiles/
 //   --only=4,4a,4b                    only these scenarios (and nginx, the ratios' reference), no time to
 //                                     first byte, memory or compression levels; a target is computed
@@ -42,10 +44,13 @@ const smoke = process.argv.includes('--smoke')
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+// Each timed run follows this many seconds of the same load, not counted: the steady state, not the wake-up.
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3)
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
-const out = option('out') ?? join(root, 'bench/results.json')
 const only = option('only')?.split(',')
+// A partial or smoke run never replaces the full run's results, the default baseline of the next full run.
+const out = option('out') ?? join(root, only || smoke ? 'bench/results-partial.json' : 'bench/results.json')
 // A later run's "no scenario slower" compares with this one: within this share of its ratio to nginx is not slower.
 const SLOWER_TOLERANCE = 0.1
 // Every system's gateway and renderer share it, as `npm start` and the containers do: renders are signed and checked.
@@ -225,7 +230,7 @@ async function main() {
     return
   }
 
-  const baselineFile = option('baseline') ?? out
+  const baselineFile = option('baseline') ?? join(root, 'bench/results.json')
   const baseline = existsSync(baselineFile) ? JSON.parse(readFileSync(baselineFile, 'utf8')) : undefined
   const loadAtStart = loadAverage()
 
@@ -298,6 +303,8 @@ async function main() {
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 === 1 ? scenarios : [...scenarios].reverse()
     for (const scenario of order) {
+      // Uncounted: a server idle while the other scenarios ran is slow for its first seconds (docs/performance.md, issue 17).
+      if (!smoke && WARM_SECONDS > 0) await runScenario(scenario, { smoke, seconds: WARM_SECONDS })
       const load1 = loadAverage()
       const result = await runScenario(scenario, { smoke, seconds: SECONDS })
       runs.get(String(scenario.id)).push({ ...result, load1 })
@@ -340,7 +347,7 @@ async function main() {
     // A partial run (--only) is never the baseline of "no scenario slower".
     mode: smoke ? 'smoke' : only ? 'partial' : 'full',
     machine: { cores, node: process.version, load_average_1min: { start: loadAtStart, end: loadAverage() } },
-    settings: smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS },
+    settings: smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, warm_seconds: WARM_SECONDS, connections: CONNECTIONS },
     scenarios: table,
     targets,
     no_scenario_slower: smoke ? { baseline: null, met: null, note: 'not compared in a smoke run' } : comparedWithBaseline(table, baseline, baselineFile),
