@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Counter, Registry } from 'prom-client'
-import { boundBy, counter, setUpMetrics } from '../../../shared/metrics.ts'
+import { boundBy, counter, setUpMetrics, tally } from '../../../shared/metrics.ts'
 import type { CacheStatus } from '../../cache/query-cache.ts'
 
 export interface GatewayMetrics {
@@ -23,10 +23,11 @@ declare module 'fastify' {
 async function metrics(app: FastifyInstance): Promise<void> {
   const { registry, requests } = setUpMetrics(app, 'gateway')
   const cacheLookups = counter(registry, 'cache_lookups_total', 'Cache lookups by cache (query, api, page) and result (HIT, MISS, STALE, BYPASS)', ['cache', 'result'])
-  // Counted several times per page: each (cache, result) pair's counter is bound once, not labelled per lookup.
+  // Counted several times per page: each (cache, result) pair is a tally, added to the counter when it is read
+  // (prom-client's inc on a bound child still showed in a fresh page's profile).
   const lookups = boundBy((key: string) => {
     const [cache, result] = key.split(':', 2) as [string, string]
-    return cacheLookups.labels({ cache, result })
+    return tally(registry, cacheLookups, { cache, result })
   })
   const countCacheLookup: GatewayMetrics['countCacheLookup'] = (cacheName, result) => lookups(`${cacheName}:${result}`).inc()
   app.decorate('metrics', { registry, requests, cacheLookups, countCacheLookup })
