@@ -76,11 +76,16 @@ t.test('loading bar: throttle, progress, finish, hide, reset; red on error', asy
   t.equal(await page.$eval('.loading-bar', (el) => getComputedStyle(el).height), '3px', '3 px high')
   let release!: () => void
   const held = new Promise<void>((resolve) => (release = resolve))
+  let asked!: () => void
+  const requested = new Promise<void>((resolve) => (asked = resolve))
   await page.route('**/over-ons/_payload.json', async (route) => {
+    asked()
     await held
     await route.continue()
   })
   await page.click('nav a[href="/over-ons"]')
+  // The bar's throttle starts with the navigation, which asks for the payload next: the clock runs only once it has.
+  await requested
   await page.clock.runFor(190)
   t.equal((await bar()).visible, 'false', 'not shown before 200 ms')
   await page.clock.runFor(20)
