@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http'
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 import { CACHE_STATUS_HEADER, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER } from './constants.ts'
 import { type LogFormat, type LogLevel, REQUEST_ID_PATTERN } from './env.ts'
-import { lazyRequestLogger } from './lazy-request-logger.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -141,7 +140,6 @@ export function loggingOptions(settings: LogSettings, stream?: NodeJS.WritableSt
       ...(stream ? { stream } : format === 'pretty' ? { transport: prettyTransport() } : {}),
     },
     genReqId: requestIdOf,
-    childLoggerFactory: lazyRequestLogger,
     logController: new RequestLogController(format),
   }
 }
