@@ -1,6 +1,8 @@
 // Runs tap on the machine's Node and again on the Node the container image
 // runs (its major from the Dockerfile, installed from the npm registry), and
-// ends with the plain line CI reads: "N passed, N failed".
+// ends with the plain line CI reads: "N passed, N failed". Each failure is
+// repeated, with its file, its subtests and the start of its diagnostics, just
+// above that line: CI keeps only the tail of a long run's output.
 // TEST_NODE=current or TEST_NODE=image runs one of the two only.
 import { spawn } from 'node:child_process'
 import { dirname } from 'node:path'
@@ -17,6 +19,63 @@ const runs = []
 if (which !== 'image') runs.push({ major: currentMajor, node: process.execPath })
 if (which !== 'current' && !(which === 'both' && imageMajor === currentMajor)) runs.push({ major: imageMajor, node: ensureImageNode(imageMajor) })
 
+/**
+ * Picks the failures out of tap's TAP stream: every `not ok` line that is a
+ * leaf (an assertion, or a subtest that failed with no failing child), named
+ * by its file and the subtests around it, with the first lines of the YAML
+ * diagnostics that follow it.
+ */
+class FailureCollector {
+  static maxReported = 40
+  static diagnosticLines = 24
+  partial = ''
+  /** Names of the open subtests by indent, from `# Subtest: name`. */
+  subtests = []
+  failures = []
+  /** The failure whose diagnostics are being read, with the indent of its `not ok` line. */
+  reading = null
+
+  write(text) {
+    const lines = (this.partial + text).split('\n')
+    this.partial = lines.pop() ?? ''
+    for (const line of lines) this.line(line)
+  }
+
+  end() {
+    if (this.partial) this.line(this.partial)
+    this.partial = ''
+    // A failed subtest is reported by its failed assertions; it stands alone only when none of them failed.
+    return this.failures.filter((failure) => !this.failures.some((other) => other !== failure && other.path.length > failure.path.length && failure.path.every((name, index) => other.path[index] === name)))
+  }
+
+  line(line) {
+    const indent = line.length - line.trimStart().length
+    const depth = Math.floor(indent / 4)
+    const content = line.trim()
+    if (this.reading) {
+      if (indent > this.reading.indent && this.reading.failure.diagnostics.length < FailureCollector.diagnosticLines) {
+        this.reading.failure.diagnostics.push(line.slice(this.reading.indent))
+        return
+      }
+      if (indent > this.reading.indent) return
+      this.reading = null
+    }
+    const subtest = /^# Subtest: (.*)$/.exec(content)
+    if (subtest) {
+      this.subtests.length = depth
+      this.subtests[depth] = subtest[1]
+      return
+    }
+    const notOk = /^not ok \d+ - (.*?)(?: # (?:time=.*))?$/.exec(content)
+    if (notOk) {
+      const path = [...this.subtests.slice(0, depth), notOk[1]]
+      const failure = { path, diagnostics: [] }
+      if (this.failures.length < FailureCollector.maxReported) this.failures.push(failure)
+      this.reading = { failure, indent }
+    }
+  }
+}
+
 /** One tap run with the given Node (tests it spawns with process.execPath or `node` on PATH get the same). */
 function runTap(node) {
   return new Promise((resolve) => {
@@ -25,9 +84,12 @@ function runTap(node) {
       env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, TAP_REPORTER: process.env.TAP_REPORTER ?? 'tap' },
     })
     let tail = ''
+    const failures = new FailureCollector()
     tap.stdout.on('data', (chunk) => {
       process.stdout.write(chunk)
-      tail = (tail + chunk.toString('utf8')).slice(-4000)
+      const text = chunk.toString('utf8')
+      tail = (tail + text).slice(-4000)
+      failures.write(text)
     })
     tap.on('exit', (code, signal) => {
       // tap's last line, e.g. `# { total: 4983, pass: 4982, skip: 1 }`: a skipped test is not a failed one.
@@ -40,6 +102,7 @@ function runTap(node) {
         failed: (counts.fail ?? 0) + (summary || exitCode === 0 ? 0 : 1),
         skipped: (counts.skip ?? 0) + (counts.todo ?? 0),
         exitCode,
+        failures: failures.end(),
       })
     })
   })
@@ -51,7 +114,13 @@ for (const run of runs) {
   console.log(`\n# the suite on Node ${run.major}`)
   const result = await runTap(run.node)
   console.log(`\nNode ${run.major}: ${line(result)}`)
-  results.push(result)
+  results.push({ ...result, major: run.major })
+}
+for (const result of results) {
+  for (const failure of result.failures) {
+    console.log(`\nfailed on Node ${result.major}: ${failure.path.join(' > ')}`)
+    for (const diagnostic of failure.diagnostics) console.log(`    ${diagnostic}`)
+  }
 }
 const total = results.reduce((sum, result) => ({
   passed: sum.passed + result.passed,
