@@ -97,14 +97,17 @@ class Service {
     this.file = join(out, `${name}.js`)
     this.child = undefined
     this.spare = undefined
+    /** A change waits for it: its restart was put off while one of its bundles was broken. */
+    this.outdated = false
   }
 
   get running() {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
   }
 
+  /** Every bundle it runs from built, and none broken now: esbuild removes a broken build's output files. */
   get buildable() {
-    return this.bundles.every((bundle) => bundle.fingerprint !== undefined)
+    return this.bundles.every((bundle) => bundle.fingerprint !== undefined && !bundle.failed)
   }
 
   /** The packages the bundle imports, from its last build. */
@@ -132,6 +135,7 @@ class Service {
     this.spare = undefined
     child.send('run')
     this.child = child
+    this.outdated = false
     say(`${this.name} started (pid ${child.pid})`)
     child.on('exit', (code, signal) => {
       if (this.child === child && !child.stopping && !stopping) say(`${this.name} exited (${code ?? signal}); it starts again on the next change`)
@@ -208,10 +212,15 @@ async function update(files) {
   if ((clientChanged || files.includes(STYLESHEET)) && updateAssets()) restart.add(services.renderer)
   // The gateway lists public/ when it starts.
   if (files.some((file) => file.startsWith('public/') && file !== STYLESHEET)) restart.add(services.gateway)
-  // One that died (or never built) is tried again.
-  for (const service of Object.values(services)) if (!service.running) restart.add(service)
+  // One that died (or never built) is tried again; so is one whose restart waited for a broken build.
+  for (const service of Object.values(services)) if (!service.running || service.outdated) restart.add(service)
 
   const built = performance.now()
+  for (const service of restart) {
+    if (service.buildable) continue
+    service.outdated = true
+    say(`${service.name} not restarted: its build is broken; what runs stays as it was`)
+  }
   const ready = await Promise.all([...restart].filter((service) => service.buildable).map((service) => service.restart()))
   // Once the reloaded pages have rendered, rather than competing with them.
   setTimeout(() => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, cpSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
@@ -17,6 +17,11 @@ import { startSystem } from './helpers/system.ts'
 const HEADING = '#footer-contact'
 const LAYOUT = 'renderer/components/layout.tsx'
 const BUILDS_ROUTE = 'gateway/routes/builds.ts'
+/** In the renderer's bundle and not the browser's. */
+const SERVER_ONLY = 'renderer/render.tsx'
+const SERVER_ONLY_LINE = "const DOCTYPE = '<!DOCTYPE html>'"
+/** In the browser's bundle and not the renderer's. */
+const CLIENT_ONLY = 'renderer/client/entry.tsx'
 
 t.test('the production client bundle has no trace of the dev reload; the dev bundle has it', async (t) => {
   const outdir = join(tmpdir(), 'unwritten')
@@ -127,7 +132,18 @@ t.test('npm run dev: a saved component is on screen without a reload by hand; on
     const path = join(tree, file)
     const text = readFileSync(path, 'utf8')
     if (!text.includes(from)) throw new Error(`${file} has no ${from}`)
-    writeFileSync(path, text.replace(from, to))
+    // Written over the old bytes and cut to length after, never emptied first as writeFileSync does: on a loaded
+    // machine a bundle could read the empty file (a build that succeeds, with every import undefined) while the
+    // other reads the new one, and restart counts would follow the scheduler. The edits here end as the files
+    // do, so what is read before the cut is whole too.
+    const next = Buffer.from(text.replace(from, to))
+    const fd = openSync(path, 'r+')
+    try {
+      writeSync(fd, next, 0, next.length, 0)
+      ftruncateSync(fd, next.length)
+    } finally {
+      closeSync(fd)
+    }
   }
 
   const [port, rendererPort, internalPort] = await Promise.all([freePort(), freePort(), freePort()])
@@ -218,6 +234,28 @@ t.test('npm run dev: a saved component is on screen without a reload by hand; on
     edit(LAYOUT, '<h2 id="footer-contact">Contact (bewerkt)</h2', '<h2 id="footer-contact">Contact (hersteld)</h2>')
     await reloadedWith('Contact (hersteld)')
     t.equal(output.count(rendererStarts), renderers + 1)
+  })
+
+  await t.test('a broken renderer build is never started, even when the browser bundle it serves changed with it', async (t) => {
+    await marked()
+    const from = output.text.length
+    const renderers = output.count(rendererStarts)
+    // esbuild removes the output of a build that failed: a renderer started now would find no bundle and die.
+    edit(SERVER_ONLY, SERVER_ONLY_LINE, `${SERVER_ONLY_LINE} (`)
+    edit(CLIENT_ONLY, "the bundle could not be loaded'", "the bundle could not be loaded (edited)'")
+    await output.until(/renderer not restarted: its build is broken/, from)
+    t.equal(output.count(rendererStarts), renderers, 'the renderer was not started from a broken build')
+    const during = await request(`${site}/`)
+    t.equal(during.statusCode, 200, 'the running renderer still serves the site')
+    await during.body.dump()
+
+    edit(SERVER_ONLY, `${SERVER_ONLY_LINE} (`, SERVER_ONLY_LINE)
+    await reloadedWith('Contact (hersteld)')
+    t.equal(output.count(rendererStarts), renderers + 1, 'started once its build is whole again')
+    const { client } = (JSON.parse(readFileSync(join(tree, 'dist-dev', 'build.json'), 'utf8')) as { assets: { client: string } }).assets
+    const after = await request(`${site}/`)
+    t.match(await after.body.text(), client, 'and its pages load the changed browser bundle')
+    t.notMatch(output.text.slice(from), /ERR_MODULE_NOT_FOUND|renderer exited/, 'no renderer died on the way')
   })
 
   await t.test('SIGTERM stops npm run dev and every service it started', async (t) => {
