@@ -1,21 +1,16 @@
 import type { Readable } from 'node:stream'
-import { Agent, type Dispatcher, request } from 'undici'
+import { Agent, request } from 'undici'
 import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
 import type { BodySignatures, RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
+import { type RendererAnswer, exchange } from './render-exchange.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
-export interface RenderResponse {
-  statusCode: number
-  headers: Record<string, string | string[] | undefined>
-  /** The whole page when it came within the commit window, else the stream of it. */
-  body: Buffer | Readable
-  /** Filled in once the body has ended (the render's outcome). */
-  trailers: Record<string, string | string[] | undefined>
-}
+/** A render: the whole page when it came with its length or within the commit window, else the stream of it; its trailers (the outcome) once it has ended. */
+export type RenderResponse = RendererAnswer
 
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
 export function discard(rendered: RenderResponse): void {
@@ -32,6 +27,9 @@ export function rendererUrl(base: URL, pathWithQuery: string): string {
   if (!pathWithQuery.startsWith('/') || pathWithQuery.startsWith('//')) throw new Error('a page path starts with one slash')
   return `${base.origin}${pathWithQuery}`
 }
+
+/** Any origin: a page's path is parsed against it once per render, the same for every member. */
+const BASE_FOR_PATHS = new URL('http://renderer.invalid')
 
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
 
@@ -123,26 +121,35 @@ export class RendererPool {
   async render(pathWithQuery: string, headers: Record<string, string>, body?: RenderBody): Promise<RenderResponse> {
     await this.resolved
     const members = this.members
+    // The path as undici sends it (the URL parser may encode or normalise it), signed as such: alike for every member.
+    const { pathname, search } = new URL(rendererUrl(BASE_FOR_PATHS, pathWithQuery))
+    const path = `${pathname}${search}`
     const start = this.next++
-    const turn = members.map((_, i) => members[(start + i) % members.length] as Member)
+    // The members that were up when the render began, in turn from its start, then the ones that were down.
+    const upAtStart = members.map((member) => member.up)
     let lastError: unknown
-    for (const member of [...turn.filter((m) => m.up), ...turn.filter((m) => !m.up)]) {
-      try {
-        const response = await this.send(member, new URL(rendererUrl(member.base, pathWithQuery)), headers, body)
-        if (isClosingAnswer(response.statusCode, response.headers)) {
-          await response.body.dump()
-          this.mark(member, false, 'closing (503)')
-          continue
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < members.length; i++) {
+        const index = (start + i) % members.length
+        if (upAtStart[index] !== (pass === 0)) continue
+        const member = members[index] as Member
+        try {
+          const response = await this.send(member, path, headers, body)
+          if (isClosingAnswer(response.statusCode, response.headers)) {
+            discard(response)
+            this.mark(member, false, 'closing (503)')
+            continue
+          }
+          // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
+          const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
+          this.mark(member, true, 'rendered')
+          return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
+        } catch (error) {
+          const code = (error as { code?: string }).code ?? ''
+          if (!CONNECT_FAILURES.has(code)) throw error
+          lastError = error
+          this.mark(member, false, code)
         }
-        // A page rendered whole comes with its length, and all of it is already on its way: no window to time.
-        const page = await afterCommitWindow(response.body, response.headers['content-length'] === undefined ? RENDERER_COMMIT_WINDOW_MS : Number.POSITIVE_INFINITY)
-        this.mark(member, true, 'rendered')
-        return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
-      } catch (error) {
-        const code = (error as { code?: string }).code ?? ''
-        if (!CONNECT_FAILURES.has(code)) throw error
-        lastError = error
-        this.mark(member, false, code)
       }
     }
     throw lastError ?? new RendererUnavailableError()
@@ -152,30 +159,27 @@ export class RendererPool {
    * One render request to one renderer. A body whose data the renderer said
    * it kept goes as a reference (its signature, a few dozen bytes instead of
    * the data); when the renderer no longer has it (evicted, restarted), the
-   * body itself follows at once.
+   * body itself follows at once. The headers are one object literal each,
+   * made once per request: undici reads every one of them anyway.
    */
-  private async send(member: Member, url: URL, headers: Record<string, string>, body: RenderBody | undefined): Promise<Dispatcher.ResponseData> {
-    // Signed as undici sends it: the URL parser may have encoded or normalised the path, alike for every member.
-    const path = `${url.pathname}${url.search}`
-    // Straight to the agent with the parsed origin and path: undici's request() would parse the URL again.
-    const to = (method: 'GET' | 'POST', sent: Record<string, string>, payload?: string | Buffer) =>
-      this.agent.request({ origin: url.origin, path, method, headers: sent, ...(payload === undefined ? {} : { body: payload }) })
+  private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined): Promise<RendererAnswer> {
+    const origin = member.base.origin
     if (body === undefined) {
       const sent: Record<string, string> = { ...headers, host: member.host }
       if (this.signer) sent[RENDER_SIGNATURE_HEADER] = this.signer.sign('GET', path)
-      return to('GET', sent)
+      return exchange(this.agent, { origin, path, method: 'GET', headers: sent })
     }
     const signatures = this.signer ? signaturesOf(this.signer, body, path) : undefined
     if (signatures && body.keptBy.has(member.origin)) {
       const sent = { ...headers, host: member.host, [RENDER_SIGNATURE_HEADER]: signatures.reference, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
-      const answer = await to('POST', sent, signatures.full)
+      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: sent, body: signatures.full })
       if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
-      await answer.body.dump()
+      discard(answer)
       body.keptBy.delete(member.origin)
     }
     const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
     if (signatures) sent[RENDER_SIGNATURE_HEADER] = signatures.full
-    const answer = await to('POST', sent, body.bytes)
+    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: sent, body: body.bytes })
     if (signatures && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
     return answer
   }

@@ -212,3 +212,40 @@ t.test('a host name that does not resolve is told at most once per 30 s per host
   await refreshes.next((_members, failures) => failures.length === 2)
   t.equal(told.length, 4, 'again once 30 s have passed, once per host')
 })
+
+t.test('a page with its length comes as one buffer with its headers; a streamed one as a stream whose dropping ends the renderer\'s request', async (t) => {
+  const port = await freePort()
+  const held = { res: undefined as ServerResponse | undefined, closed: undefined as Promise<void> | undefined }
+  await fakeRenderer(t, '127.0.0.1', port, 'whole', (req, res) => {
+    if (req.url === '/whole') {
+      const page = Buffer.from('<p>whole</p>'.repeat(5000))
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length, 'x-render-outcome': 'complete' })
+      // In two writes: the gateway's buffer is the whole page all the same.
+      res.write(page.subarray(0, 1000))
+      setImmediate(() => res.end(page.subarray(1000)))
+      return
+    }
+    // Streamed: the shell now, the rest never (a slow Suspense boundary); its trailer would come at the end.
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', trailer: 'x-render-outcome' })
+    res.write('<p>shell</p>')
+    held.res = res
+    held.closed = new Promise((resolve) => res.once('close', resolve))
+  })
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 30_000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
+  t.teardown(() => pool.close())
+
+  const whole = await pool.render('/whole', { accept: 'text/html' })
+  t.ok(Buffer.isBuffer(whole.body), 'a page with its length is one buffer')
+  t.equal((whole.body as Buffer).toString('utf8'), '<p>whole</p>'.repeat(5000), 'all of it, in order')
+  t.equal(whole.headers['x-render-outcome'], 'complete', 'with its headers')
+
+  const streamed = await pool.render('/streamed', { accept: 'text/html' })
+  t.notOk(Buffer.isBuffer(streamed.body), 'a page without a length past the commit window is a stream')
+  const body = streamed.body as import('node:stream').Readable
+  const first = await new Promise<Buffer>((resolve) => body.once('data', resolve))
+  t.equal(first.toString('utf8'), '<p>shell</p>', 'starting with what the renderer sent so far')
+  t.equal(held.res?.writableEnded, false, 'the renderer is still rendering')
+  body.destroy()
+  await held.closed
+  t.pass("dropping the stream closed the renderer's request")
+})

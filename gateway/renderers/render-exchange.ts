@@ -1,0 +1,103 @@
+import { Readable } from 'node:stream'
+import type { Dispatcher } from 'undici'
+import type { IncomingHttpHeaders } from 'undici/types/header.js'
+
+/** A renderer's answer as the gateway reads it. */
+export interface RendererAnswer {
+  statusCode: number
+  headers: IncomingHttpHeaders
+  /** The whole answer when it said its length (read to its end first), else a stream of it as it comes. */
+  body: Buffer | Readable
+  /** Filled in once the body has ended. */
+  trailers: IncomingHttpHeaders
+}
+
+const NOTHING = Buffer.alloc(0)
+
+/**
+ * One request to a renderer on undici's dispatcher, without undici's
+ * request() around it. An answer of known length (a page rendered whole) is
+ * collected in the handler into one buffer: no stream, no async resource, no
+ * events per chunk, where undici's request() makes a Readable for every
+ * answer. Only an answer that streams (no length: a page whose slow parts
+ * follow) gets a Readable, which pauses the renderer's socket while the
+ * visitor reads slowly and aborts the request when it is destroyed.
+ */
+export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<RendererAnswer> {
+  return new Promise((resolve, reject) => {
+    dispatcher.dispatch(options, new AnswerHandler(resolve, reject))
+  })
+}
+
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  private answer: RendererAnswer | undefined
+  /** The body so far, for an answer of known length. */
+  private chunks: Buffer[] | undefined
+  private stream: Readable | undefined
+  /** Resolved or rejected: later errors go to the stream. */
+  private settled = false
+  private ended = false
+
+  constructor(
+    private readonly resolve: (answer: RendererAnswer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  /** Marks this a handler of undici's current interface (undici wraps it for its own, older one). */
+  onRequestStart(): void {}
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // An informational answer (1xx) comes before the real one.
+    if (statusCode < 200) return
+    const answer: RendererAnswer = { statusCode, headers, body: NOTHING, trailers: {} }
+    this.answer = answer
+    if (headers['content-length'] !== undefined) {
+      this.chunks = []
+      return
+    }
+    this.stream = new Readable({
+      read: () => controller.resume(),
+      destroy: (error, done) => {
+        // Left before its end (a visitor gone, a render dropped): the renderer's request ends too.
+        if (!this.ended) controller.abort(error ?? new Error('the rendered page was dropped before its end'))
+        done(error)
+      },
+    })
+    answer.body = this.stream
+    this.settle(answer)
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.chunks) this.chunks.push(chunk)
+    else if (this.stream && !this.stream.push(chunk)) controller.pause()
+  }
+
+  onResponseEnd(_controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
+    const answer = this.answer
+    if (!answer) return
+    this.ended = true
+    Object.assign(answer.trailers, trailers)
+    if (this.chunks) {
+      answer.body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks)
+      this.chunks = undefined
+      this.settle(answer)
+    } else {
+      this.stream?.push(null)
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.ended = true
+    if (!this.settled) {
+      this.settled = true
+      this.reject(error)
+    } else {
+      this.stream?.destroy(error)
+    }
+  }
+
+  private settle(answer: RendererAnswer): void {
+    this.settled = true
+    this.resolve(answer)
+  }
+}
