@@ -159,8 +159,7 @@ export class RendererPool {
    * One render request to one renderer. A body whose data the renderer said
    * it kept goes as a reference (its signature, a few dozen bytes instead of
    * the data); when the renderer no longer has it (evicted, restarted), the
-   * body itself follows at once. The headers are one object literal each,
-   * made once per request: undici reads every one of them anyway.
+   * body itself follows at once.
    */
   private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined): Promise<RendererAnswer> {
     const origin = member.base.origin
