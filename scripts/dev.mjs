@@ -4,7 +4,7 @@
 // Ctrl-C or SIGTERM stops everything.
 import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, watch, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { context } from 'esbuild'
 import { ROOT, clientBuildOptions, serverBuildOptions, writeAssets } from './build-steps.mjs'
@@ -289,12 +289,47 @@ process.on('exit', () => {
 })
 
 await Promise.all(Object.values(bundles).map((bundle) => bundle.start()))
-// esbuild's own watch mode polls; the file system's events are quicker.
-for (const folder of WATCHED) {
-  const watcher = watch(join(ROOT, folder), { recursive: true }, (_type, name) => {
-    if (name) changed(`${folder}/${name.split('\\').join('/')}`)
-  })
-  watcher.on('error', (error) => say(`${folder}/ is no longer watched: ${error.message}; restart npm run dev`))
+// esbuild's own watch mode polls; the file system's events are quicker. Each folder is watched on its own, not with
+// { recursive: true }: Node 20's recursive watcher follows a file's inode, so after an editor's atomic save (written
+// elsewhere, renamed over the file) it never reports that file again. A folder's watch reports its entries by name.
+const watchedFolders = new Map()
+function watchFolder(folder) {
+  if (stopping || watchedFolders.has(folder)) return
+  let watcher
+  try {
+    watcher = watch(join(ROOT, folder), (_type, name) => {
+      if (!name) return
+      const path = `${folder}/${name}`
+      // A folder that appeared (created, or moved in) is watched with what it holds; one that went away is let go.
+      const stat = statSync(join(ROOT, path), { throwIfNoEntry: false })
+      if (stat?.isDirectory()) watchTree(path)
+      else if (!stat) unwatchTree(path)
+      changed(path)
+    })
+  } catch (error) {
+    say(`${folder}/ is not watched: ${error.message}`)
+    return
+  }
+  watcher.on('error', () => unwatchTree(folder))
+  watchedFolders.set(folder, watcher)
   watchers.push(watcher)
 }
+function watchTree(folder) {
+  watchFolder(folder)
+  let entries = []
+  try {
+    entries = readdirSync(join(ROOT, folder), { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const entry of entries) if (entry.isDirectory()) watchTree(`${folder}/${entry.name}`)
+}
+function unwatchTree(folder) {
+  for (const [path, watcher] of watchedFolders) {
+    if (path !== folder && !path.startsWith(`${folder}/`)) continue
+    watcher.close()
+    watchedFolders.delete(path)
+  }
+}
+for (const folder of WATCHED) watchTree(folder)
 if (!(await queue(() => update([])))) say('not started: fix the errors above; the watcher tries again on the next change')

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { closeSync, cpSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, cpSync, ftruncateSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { build } from 'esbuild'
 import t from 'tap'
 import { request } from 'undici'
@@ -256,6 +256,21 @@ t.test('npm run dev: a saved component is on screen without a reload by hand; on
     const after = await request(`${site}/`)
     t.match(await after.body.text(), client, 'and its pages load the changed browser bundle')
     t.notMatch(output.text.slice(from), /ERR_MODULE_NOT_FOUND|renderer exited/, 'no renderer died on the way')
+  })
+
+  await t.test("an editor's atomic save (written beside the file, renamed over it) is seen every time", async (t) => {
+    for (const [from, to] of [
+      ['Contact (hersteld)', 'Contact (atomisch)'],
+      ['Contact (atomisch)', 'Contact (nogmaals)'],
+    ] as const) {
+      await marked()
+      const path = join(tree, LAYOUT)
+      const saving = join(tree, dirname(LAYOUT), `.${basename(LAYOUT)}.saving`)
+      writeFileSync(saving, readFileSync(path, 'utf8').replace(`<h2 id="footer-contact">${from}</h2>`, `<h2 id="footer-contact">${to}</h2>`))
+      renameSync(saving, path)
+      await reloadedWith(to)
+      t.pass(`${to} on screen after the save`)
+    }
   })
 
   await t.test('SIGTERM stops npm run dev and every service it started', async (t) => {
