@@ -41,26 +41,46 @@ function compressStreaming(encoding, options, page) {
 
 const compressSync = (encoding, options, page) => (encoding === 'br' ? brotliCompressSync(page, options) : gzipSync(page, options)).length
 
-/** CPU microseconds per page and compressed bytes, each level for at least `minMs` of repetitions (after a few to warm up). */
+const MODES = ['sync', 'stream']
+const onceOf = (mode, encoding, options, page) => (mode === 'sync' ? async () => compressSync(encoding, options, page) : () => compressStreaming(encoding, options, page))
+
+/**
+ * CPU microseconds per page and compressed bytes at each level. Every level
+ * is warmed before any is timed, then timed in two passes of `minMs` / 2 each,
+ * the second in reverse order: timed one after the other from cold, the
+ * first level measured dearer than it is (brotli quality 0 above quality 1 in
+ * two full runs, 0.92 of it when the two were alternated), and a machine that
+ * speeds up or slows down during the table now weighs on both ends alike.
+ */
 export async function measureCompression(page, { minMs = 300, current } = {}) {
-  const rows = []
-  for (const { encoding, level, options, current: isCurrent } of levelsFor(current)) {
-    const row = { encoding, level, current: isCurrent, bytes: 0 }
-    for (const mode of ['sync', 'stream']) {
-      const once = mode === 'sync' ? async () => compressSync(encoding, options, page) : () => compressStreaming(encoding, options, page)
-      for (let i = 0; i < 5; i++) row.bytes = await once()
-      const cpuBefore = process.cpuUsage()
-      const started = performance.now()
-      let runs = 0
-      while (performance.now() - started < minMs) {
-        await once()
-        runs++
+  const levels = levelsFor(current)
+  const rows = levels.map(({ encoding, level, current: isCurrent }) => ({ encoding, level, current: isCurrent, bytes: 0, sync_cpu_us: 0, stream_cpu_us: 0 }))
+  const spent = levels.map(() => ({ sync: { cpu: 0, runs: 0 }, stream: { cpu: 0, runs: 0 } }))
+  for (const [index, { encoding, options }] of levels.entries()) {
+    for (const mode of MODES) for (let i = 0; i < 5; i++) rows[index].bytes = await onceOf(mode, encoding, options, page)()
+  }
+  const order = [...levels.keys()]
+  for (const pass of [order, [...order].reverse()]) {
+    for (const index of pass) {
+      const { encoding, options } = levels[index]
+      for (const mode of MODES) {
+        const once = onceOf(mode, encoding, options, page)
+        const cpuBefore = process.cpuUsage()
+        const started = performance.now()
+        let runs = 0
+        while (performance.now() - started < minMs / 2) {
+          await once()
+          runs++
+        }
+        const cpu = process.cpuUsage(cpuBefore)
+        spent[index][mode].cpu += cpu.user + cpu.system
+        spent[index][mode].runs += runs
       }
-      const cpu = process.cpuUsage(cpuBefore)
-      row[`${mode}_cpu_us`] = Number(((cpu.user + cpu.system) / runs).toFixed(1))
     }
+  }
+  for (const [index, row] of rows.entries()) {
+    for (const mode of MODES) row[`${mode}_cpu_us`] = Number((spent[index][mode].cpu / spent[index][mode].runs).toFixed(1))
     row.ratio = Number((row.bytes / page.length).toFixed(3))
-    rows.push(row)
   }
   return { page_bytes: page.length, levels: rows }
 }
