@@ -104,11 +104,43 @@ const FOCUS_RING_SOURCE = String.raw`(() => {
 
 const focusRing = (page: Page): Promise<FocusRing | { repeat: true } | null> => page.evaluate(FOCUS_RING_SOURCE)
 
+/**
+ * Resolves once the page is still: its fonts and images loaded (either can
+ * move the links around a ring), then three animation frames in a row at the
+ * same scroll offset (the site scrolls smoothly, `scroll-behavior: smooth`,
+ * so a focused link is carried into view over several frames). A ring read
+ * while things move can find its neighbour's background under its edge. A
+ * string, as FOCUS_RING_SOURCE is.
+ */
+const STILL_SOURCE = String.raw`(async () => {
+    await document.fonts.ready
+    // Lazy images load only once in view: waiting for them here could wait for ever.
+    const loading = [...document.images].filter((image) => !image.complete && image.loading !== 'lazy')
+    await Promise.all(loading.map((image) => new Promise((resolve) => {
+      image.addEventListener('load', resolve, { once: true })
+      image.addEventListener('error', resolve, { once: true })
+    })))
+    await new Promise((resolve) => {
+      let last = window.scrollY
+      let still = 0
+      const frame = () => {
+        if (window.scrollY === last) still++
+        else { last = window.scrollY; still = 0 }
+        if (still >= 3) resolve()
+        else requestAnimationFrame(frame)
+      }
+      requestAnimationFrame(frame)
+    })
+})()`
+
+const pageStill = (page: Page): Promise<void> => page.evaluate(STILL_SOURCE)
+
 /** Tabs on through at most `limit` stops (or until focus leaves the page or comes round again) and checks each ring. */
 async function checkFocusRings(t: Test, page: Page, limit: number): Promise<Set<string>> {
   const seen = new Set<string>()
   for (let i = 0; i < limit; i++) {
     await page.keyboard.press('Tab')
+    await pageStill(page)
     const ring = await focusRing(page)
     if (!ring || 'repeat' in ring) break
     seen.add(ring.label)
