@@ -39,7 +39,8 @@ env.GATEWAY_URL ??= `http://127.0.0.1:${env.PORT || 3000}`
 if (!env.RENDER_SECRET?.trim()) env.RENDER_SECRET = randomBytes(32).toString('base64url')
 
 let stopping = false
-const watchers = []
+/** The watch of each folder under WATCHED, by its path from the project's root. */
+const watchedFolders = new Map()
 
 /** One esbuild context; rebuilt when a file among its last inputs changes, or on any change while it is broken. */
 class Bundle {
@@ -269,7 +270,7 @@ async function stopAll() {
   if (stopping) return
   stopping = true
   clearTimeout(settleTimer)
-  for (const watcher of watchers) watcher.close()
+  for (const watcher of watchedFolders.values()) watcher.close()
   await Promise.all(Object.values(services).flatMap((service) => [service.stop(), service.stop(service.spare)]))
   await Promise.all(Object.values(bundles).map((bundle) => bundle.context?.dispose().catch(() => {})))
   process.exit(0)
@@ -292,7 +293,6 @@ await Promise.all(Object.values(bundles).map((bundle) => bundle.start()))
 // esbuild's own watch mode polls; the file system's events are quicker. Each folder is watched on its own, not with
 // { recursive: true }: Node 20's recursive watcher follows a file's inode, so after an editor's atomic save (written
 // elsewhere, renamed over the file) it never reports that file again. A folder's watch reports its entries by name.
-const watchedFolders = new Map()
 function watchFolder(folder) {
   if (stopping || watchedFolders.has(folder)) return
   let watcher
@@ -312,7 +312,6 @@ function watchFolder(folder) {
   }
   watcher.on('error', () => unwatchTree(folder))
   watchedFolders.set(folder, watcher)
-  watchers.push(watcher)
 }
 function watchTree(folder) {
   watchFolder(folder)

@@ -6,8 +6,8 @@ import { PassThrough, type Readable } from 'node:stream'
  * while the render can still go to another renderer; once past it (a slow
  * Suspense boundary) the page streams on and a failure can only cut it short.
  * A page that ended in the window comes back whole, as one buffer; a longer
- * one as a stream of the bytes read so far, then the rest. An infinite
- * window reads to the end (bounded by the agent's body timeout).
+ * one as a stream of the bytes read so far, then the rest. (A page that
+ * came with its length never gets here: render-exchange.ts reads it whole.)
  */
 export async function afterCommitWindow(body: Readable, windowMs: number): Promise<Buffer | Readable> {
   const chunks: Buffer[] = []
@@ -16,7 +16,7 @@ export async function afterCommitWindow(body: Readable, windowMs: number): Promi
       chunks.push(chunk)
     }
     const settle = (): void => {
-      if (timer !== undefined) clearTimeout(timer)
+      clearTimeout(timer)
       body.off('data', onData).off('end', onEnd).off('error', onError)
     }
     const onEnd = (): void => {
@@ -27,14 +27,11 @@ export async function afterCommitWindow(body: Readable, windowMs: number): Promi
       settle()
       reject(error)
     }
-    // No window for an answer of known length: the renderer sends a page whole only once it has all of it.
-    const timer = Number.isFinite(windowMs)
-      ? setTimeout(() => {
-          settle()
-          body.pause()
-          resolve(false)
-        }, windowMs)
-      : undefined
+    const timer = setTimeout(() => {
+      settle()
+      body.pause()
+      resolve(false)
+    }, windowMs)
     body.on('data', onData).once('end', onEnd).once('error', onError)
   })
   if (ended) return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)

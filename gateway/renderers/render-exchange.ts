@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import type { IncomingHttpHeaders } from 'undici/types/header.js'
+
+type IncomingHttpHeaders = Dispatcher.ResponseData['headers']
 
 /** A renderer's answer as the gateway reads it. */
 export interface RendererAnswer {
