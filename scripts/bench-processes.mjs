@@ -25,9 +25,9 @@ let stopping = false
 const tempDirs = []
 
 /** A server process on core 0; its last 4 KB of stderr are logged if it dies. */
-export function start(command, args, env = {}) {
+export function start(command, args, env = {}, { cwd } = {}) {
   const [cmd, argv] = pin(0, command, args)
-  const child = spawn(cmd, argv, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(cmd, argv, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)))
   child.exited = new Promise((resolve) => child.on('exit', resolve))
@@ -77,16 +77,18 @@ export async function waitFor(url) {
 /**
  * Gateway and renderer as the containers run them (with the services' Node
  * options), on their own ports; `nodeArgs(service)` adds to those (the
- * profile's --cpu-prof).
+ * profile's --cpu-prof). `distDir`: another build's dist/ (a baseline
+ * commit's, see bench-baseline.mjs), run from its own folder.
  */
-export async function startSystem(name, env, { secret, nodeArgs = () => [] } = {}) {
+export async function startSystem(name, env, { secret, nodeArgs = () => [], distDir = join(root, 'dist') } = {}) {
   const port = await freePort()
   const rendererPort = await freePort()
   const internalPort = await freePort()
   const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(internalPort), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, ...env }
-  const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(root, `dist/${service}.js`)]
-  const renderer = start(process.execPath, argsOf('renderer'), common)
-  const gateway = start(process.execPath, argsOf('gateway'), common)
+  const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(distDir, `${service}.js`)]
+  const cwd = dirname(distDir)
+  const renderer = start(process.execPath, argsOf('renderer'), common, { cwd })
+  const gateway = start(process.execPath, argsOf('gateway'), common, { cwd })
   await waitFor(`http://127.0.0.1:${port}/healthz`)
   await waitFor(`http://127.0.0.1:${rendererPort}/healthz`)
   log(`${name} on ${port}`)

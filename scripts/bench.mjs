@@ -3,13 +3,16 @@
 // with wrk on loopback next to references serving the same bytes: nginx (a
 // static file), a bare Fastify route, and for the renderer a bare
 // renderToString of the same page. Every round runs every scenario, each
-// next to its reference (the order reversed every other round, so a trend in
-// the machine's load favours neither side of a pair); the ratios and the
-// targets are medians of the per-round ratios, with their spread. Writes
+// next to its reference in a group of neighbours; within a group the
+// scenarios take turns in BENCH_SLICES short slices, back and forth, so that
+// a burst of the machine's neighbours falls on both sides of a pair (the
+// order reversed every other round too). The ratios and the targets are
+// medians of the per-round ratios, with their spread. Writes
 // bench/results.json.
 //
-//   npm run bench                     BENCH_SECONDS (10) s per scenario, BENCH_ROUNDS (5) rounds, each
-//                                     timed run after BENCH_WARM_SECONDS (3) s of the same load, uncounted
+//   npm run bench                     BENCH_SECONDS (10) s per scenario and round, in BENCH_SLICES (5) slices
+//                                     taking turns within its group, BENCH_ROUNDS (5) rounds; each group's
+//                                     turns after BENCH_WARM_SECONDS (3) s of each scenario's load, uncounted
 //   npm run bench -- --smoke          one round of a fixed number of requests per scenario, each
 //                                     answer checked (run by npm test so it cannot rot)
 //   npm run bench -- --profile        CPU profiles of a fresh render (scripts/bench-profile.mjs):
@@ -17,8 +20,12 @@
 //   npm run bench -- --js             only the first-load JavaScript of the build (no servers, no load)
 //   --out=FILE                        write the results there instead of bench/results.json
 //                                     (bench/results-partial.json for --only and --smoke)
-//   --baseline=FILE                   compare each scenario with an earlier results.json (by default
-//                                     bench/results.json, the last full run)
+//   --baseline-commit=REV             "no scenario slower" in the same run: the commit is built beside this
+//                                     one (scripts/bench-baseline.mjs) and each product scenario runs next to
+//                                     its twin on the commit's systems, paired in every slice
+//   --baseline=FILE                   without --baseline-commit: compare each scenario's ratio to nginx with
+//                                     an earlier results.json (by default bench/results.json, the last full
+//                                     run); it moves with the machine from one hour to the next
 //   --profile-dir=DIR                 write the profiles there instead of bench/profiles/
 //   --only=4,4a,4b                    only these scenarios (and nginx, the ratios' reference), no time to
 //                                     first byte, memory or compression levels; a target is computed
@@ -32,6 +39,7 @@ import { describeFirstLoad, firstLoadJavaScript } from './first-load-js.mjs'
 import { describeCompression, measureCompression } from './bench-compression.mjs'
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
 import { cores, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
+import { buildBaseline, resolveCommit } from './bench-baseline.mjs'
 import { runProfile } from './bench-profile.mjs'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
@@ -46,6 +54,9 @@ const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 // Each timed run follows this many seconds of the same load, not counted: the steady state, not the wake-up.
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3)
+// A scenario's seconds in a round are cut in this many slices, the scenarios of its group taking turns.
+const SLICES = smoke ? 1 : Math.max(1, Number(process.env.BENCH_SLICES ?? 5))
+const SLICE_SECONDS = Math.max(1, Math.round(SECONDS / SLICES))
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
 const only = option('only')?.split(',')
@@ -94,7 +105,7 @@ function homePageCheck(html) {
  * the timed rounds and in the profile. The render request is signed as the
  * gateway signs it.
  */
-function freshRenderScenarios(system, renderBody, luaDir, homePage) {
+function freshRenderScenarios(system, renderBody, luaDir, homePage, tag = '') {
   const renderSignature = new RenderSigner(RENDER_SECRET).sign('POST', '/', renderBody)
   const renderHeaders = { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: renderSignature }
   return [
@@ -104,7 +115,7 @@ function freshRenderScenarios(system, renderBody, luaDir, homePage) {
       id: '4a',
       name: "the renderer alone: the home page's render request (data handed over), rendered whole",
       url: `${system.rendererUrl}/`,
-      script: luaPost(luaDir, 'render', RENDER_REQUEST_CONTENT_TYPE, renderBody, { [RENDER_SIGNATURE_HEADER]: renderSignature }),
+      script: luaPost(luaDir, `render${tag}`, RENDER_REQUEST_CONTENT_TYPE, renderBody, { [RENDER_SIGNATURE_HEADER]: renderSignature }),
       request: { method: 'POST', headers: renderHeaders, body: renderBody },
       answers: homePage,
     },
@@ -163,12 +174,105 @@ function comparedWithBaseline(table, baseline, file) {
   const earlier = new Map(baseline.scenarios.map((row) => [`${row.scenario}\u0000${row.name}`, row]))
   const compared = []
   for (const row of table) {
+    if (row.twin_of !== undefined) continue
     const before = earlier.get(`${row.scenario}\u0000${row.name}`)
     if (!before) continue
     const change = row.vs_nginx / before.vs_nginx
     compared.push({ scenario: row.scenario, vs_nginx_before: before.vs_nginx, vs_nginx_now: row.vs_nginx, change: round3(change), slower: change < 1 - SLOWER_TOLERANCE })
   }
   return { baseline: { file, date: baseline.date }, tolerance: SLOWER_TOLERANCE, scenarios: compared, slower: compared.filter((row) => row.slower).map((row) => row.scenario), met: compared.every((row) => !row.slower) }
+}
+
+/**
+ * "No scenario slower" in the same run: each product scenario over its twin
+ * on the baseline commit's systems, taken in every round (the two ran in
+ * turns, slice by slice); slower when the median of the rounds is below
+ * 1 - SLOWER_TOLERANCE.
+ */
+function comparedWithTwins(rpsByRound, twins, commit) {
+  const compared = twins.map((twin) => {
+    const ratio = spreadOf(rpsByRound.map((r) => r[String(twin.twinOf)] / r[String(twin.id)]))
+    return { scenario: twin.twinOf, vs_baseline: ratio.value, rounds_min: ratio.min, rounds_max: ratio.max, slower: ratio.value < 1 - SLOWER_TOLERANCE }
+  })
+  return {
+    method: 'same run: each scenario over its twin on the baseline commit, median of the per-round ratios',
+    baseline: { commit },
+    tolerance: SLOWER_TOLERANCE,
+    scenarios: compared,
+    slower: compared.filter((row) => row.slower).map((row) => row.scenario),
+    met: compared.every((row) => !row.slower),
+  }
+}
+
+/** One round's figures of a scenario from its slices: requests over the seconds they took, the slices' median latencies. */
+function combineSlices(slices) {
+  const sum = (pick) => slices.reduce((total, slice) => total + (pick(slice) ?? 0), 0)
+  const seconds = sum((slice) => (slice.rps > 0 ? slice.requests / slice.rps : 0))
+  const requests = sum((slice) => slice.requests)
+  const latency = (pick) => (slices.some((slice) => pick(slice) !== null) ? median(slices.map(pick).filter((value) => value !== null)) : null)
+  return {
+    rps: seconds > 0 ? requests / seconds : 0,
+    requests,
+    p50: latency((slice) => slice.p50),
+    p99: latency((slice) => slice.p99),
+    non2xx: sum((slice) => slice.non2xx),
+    errors: sum((slice) => slice.errors),
+    ...(slices[0].wrong === undefined ? {} : { wrong: sum((slice) => slice.wrong) }),
+    load1: slices[0].load1,
+  }
+}
+
+/** The five systems of the product: this build's, or (`distDir`, `label`) a baseline commit's. */
+async function startProductSystems(distDir, label) {
+  const named = (name) => (label ? `${name}, ${label}` : name)
+  const options = { secret: RENDER_SECRET, ...(distDir ? { distDir } : {}) }
+  return {
+    cached: await startSystem(named('page cache'), { PAGE_CACHE: 'true' }, options),
+    routed: await startSystem(named('page cache, hits routed'), { PAGE_CACHE: 'true', PAGE_CACHE_FAST_PATH: 'false' }, options),
+    rendered: await startSystem(named('page cache off'), { PAGE_CACHE: 'false' }, options),
+    fetching: await startSystem(named('page cache off, the renderer fetching its payloads'), { PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false' }, options),
+    uncached: await startSystem(named('no caches'), { PAGE_CACHE: 'false', QUERY_CACHE: 'false' }, options),
+  }
+}
+
+/**
+ * The product's scenarios on one set of systems, by id, each with what a
+ * right answer is (checked in the smoke round); `tag` keeps two builds' wrk
+ * scripts apart.
+ */
+async function productScenarios(systems, luaDir, tag = '') {
+  const { cached, routed, rendered, fetching, uncached } = systems
+  const homePage = homePageCheck(Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer()))
+  const renderBody = await homeRenderRequest(cached)
+  const overOnsPayload = (text) => {
+    const payload = JSON.parse(text)
+    return payload.path === '/over-ons' && payload.status === 200
+  }
+  const serviceList = (text) => {
+    const answer = JSON.parse(text)
+    return answer.errors === undefined && answer.data?.entries?.length > 0
+  }
+  const apiBody = JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ServiceList, variables: { site: 'havenborg' } })
+  const [fresh, compressed, rendererAlone] = freshRenderScenarios(rendered, renderBody, luaDir, homePage, tag)
+  const scenarios = [
+    { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/`, answers: homePage },
+    { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/`, answers: homePage },
+    rendererAlone,
+    fresh,
+    compressed,
+    { id: '4f', name: 'home, page cache off, the renderer fetching its payloads (before the hand-over)', url: `${fetching.url}/`, answers: homePage },
+    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage },
+    { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json`, answers: overOnsPayload },
+    {
+      id: 7,
+      name: 'POST /api allowlisted query, cache hit',
+      url: `${cached.url}/api`,
+      script: luaPost(luaDir, `api${tag}`, 'application/json', apiBody),
+      request: { method: 'POST', headers: { 'content-type': 'application/json' }, body: apiBody },
+      answers: serviceList,
+    },
+  ]
+  return { renderBody, byId: new Map(scenarios.map((scenario) => [String(scenario.id), scenario])) }
 }
 
 /**
@@ -232,13 +336,12 @@ async function main() {
 
   const baselineFile = option('baseline') ?? join(root, 'bench/results.json')
   const baseline = existsSync(baselineFile) ? JSON.parse(readFileSync(baselineFile, 'utf8')) : undefined
+  const baselineCommit = option('baseline-commit') ? resolveCommit(option('baseline-commit')) : undefined
+  const baselineDist = baselineCommit ? buildBaseline(baselineCommit) : undefined
   const loadAtStart = loadAverage()
 
-  const cached = await startSystem('page cache', { PAGE_CACHE: 'true' }, { secret: RENDER_SECRET })
-  const routed = await startSystem('page cache, hits routed', { PAGE_CACHE: 'true', PAGE_CACHE_FAST_PATH: 'false' }, { secret: RENDER_SECRET })
-  const rendered = await startSystem('page cache off', { PAGE_CACHE: 'false' }, { secret: RENDER_SECRET })
-  const fetching = await startSystem('page cache off, the renderer fetching its payloads', { PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false' }, { secret: RENDER_SECRET })
-  const uncached = await startSystem('no caches', { PAGE_CACHE: 'false', QUERY_CACHE: 'false' }, { secret: RENDER_SECRET })
+  const systems = await startProductSystems()
+  const { cached, rendered } = systems
   const html = Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer())
   const nginx = await startNginx(html)
   const bare = await startBareFastify(html)
@@ -249,50 +352,40 @@ async function main() {
   const perResponse = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'x-request-id'])
   const hitHeaders = Object.fromEntries([...hit.headers].filter(([name]) => !perResponse.has(name)))
   const bareWithHeaders = await startBareFastify(html, { headers: { ...hitHeaders, 'x-request-id': randomUUID() } })
-  const renderBody = await homeRenderRequest(cached)
+  const product = await productScenarios(systems, luaDir)
   // Taken now: after the rounds, a kept-alive connection to the gateway may have timed out.
   const freshPage = await homeBytes(rendered)
-  const renderToString = await startRenderToString(renderBody)
+  const renderToString = await startRenderToString(product.renderBody)
+  // The baseline commit's twin of each product scenario, on its own systems.
+  const twins = new Map()
+  if (baselineDist) {
+    const { byId } = await productScenarios(await startProductSystems(baselineDist, `baseline ${baselineCommit}`), luaDir, '-baseline')
+    for (const [id, scenario] of byId) twins.set(id, { ...scenario, id: `${id}@base`, twinOf: scenario.id, name: `${scenario.name} [baseline ${baselineCommit}]` })
+  }
 
-  // What a right answer is, checked in the smoke round: the same bytes, the home page (its nonces differ), the payload, the data.
+  // What a right answer is, checked in the smoke round: the same bytes as the references serve.
   const sameBytes = (text) => text === html.toString('utf8')
-  const homePage = homePageCheck(html)
-  const overOnsPayload = (text) => {
-    const payload = JSON.parse(text)
-    return payload.path === '/over-ons' && payload.status === 200
-  }
-  const serviceList = (text) => {
-    const answer = JSON.parse(text)
-    return answer.errors === undefined && answer.data?.entries?.length > 0
-  }
-  const apiBody = JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ServiceList, variables: { site: 'havenborg' } })
-  const [fresh, compressed, rendererAlone] = freshRenderScenarios(rendered, renderBody, luaDir, homePage)
-  // In this order in a round (reversed every other round): each target's scenarios next to each other.
-  const scenarios = [
-    { id: 1, name: 'nginx static file (reference)', url: nginx, answers: sameBytes },
-    { id: 2, name: 'bare Fastify, same bytes (reference)', url: bare, answers: sameBytes },
-    { id: '2h', name: 'bare Fastify, same bytes under the headers of a cached page (reference)', url: bareWithHeaders, answers: sameBytes },
-    { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/`, answers: homePage },
-    { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/`, answers: homePage },
-    { id: '4r', name: 'ceiling of 4a: renderToString of the same page (same element tree and props) on a bare Fastify route', url: renderToString, answers: homePage },
-    rendererAlone,
-    { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops, answers: sameBytes },
-    fresh,
-    compressed,
-    { id: '4f', name: 'home, page cache off, the renderer fetching its payloads (before the hand-over)', url: `${fetching.url}/`, answers: homePage },
-    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage },
-    { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json`, answers: overOnsPayload },
-    {
-      id: 7,
-      name: 'POST /api allowlisted query, cache hit',
-      url: `${cached.url}/api`,
-      script: luaPost(luaDir, 'api', 'application/json', apiBody),
-      request: { method: 'POST', headers: { 'content-type': 'application/json' }, body: apiBody },
-      answers: serviceList,
-    },
+  const of = (id) => [product.byId.get(id), ...(twins.has(id) ? [twins.get(id)] : [])]
+  // Groups of neighbours: each target's scenarios in one group, taking turns slice by slice (each product scenario beside its twin).
+  let groups = [
+    [
+      { id: 1, name: 'nginx static file (reference)', url: nginx, answers: sameBytes },
+      { id: 2, name: 'bare Fastify, same bytes (reference)', url: bare, answers: sameBytes },
+      { id: '2h', name: 'bare Fastify, same bytes under the headers of a cached page (reference)', url: bareWithHeaders, answers: sameBytes },
+      ...of('3'),
+      ...of('3b'),
+    ],
+    [
+      { id: '4r', name: 'ceiling of 4a: renderToString of the same page (same element tree and props) on a bare Fastify route', url: renderToString, answers: product.byId.get('4').answers },
+      ...of('4a'),
+      { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops, answers: sameBytes },
+      ...of('4'),
+      ...of('4c'),
+    ],
+    [...of('4f'), ...of('5'), ...of('6'), ...of('7')],
   ]
-
-  if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((scenario) => scenario.id === 1 || only.includes(String(scenario.id))))
+  if (only) groups = groups.map((group) => group.filter((scenario) => scenario.id === 1 || only.includes(String(scenario.twinOf ?? scenario.id)))).filter((group) => group.length > 0)
+  const scenarios = groups.flat()
 
   // Warm-up: fill every cache and let the JIT settle.
   if (!smoke) {
@@ -300,15 +393,25 @@ async function main() {
   }
 
   const runs = new Map(scenarios.map((s) => [String(s.id), []]))
+  const reversed = (list) => [...list].reverse()
   for (let round = 1; round <= ROUNDS; round++) {
-    const order = round % 2 === 1 ? scenarios : [...scenarios].reverse()
-    for (const scenario of order) {
-      // Uncounted: a server idle while the other scenarios ran is slow for its first seconds (docs/performance.md, issue 17).
-      if (!smoke && WARM_SECONDS > 0) await runScenario(scenario, { smoke, seconds: WARM_SECONDS })
-      const load1 = loadAverage()
-      const result = await runScenario(scenario, { smoke, seconds: SECONDS })
-      runs.get(String(scenario.id)).push({ ...result, load1 })
-      log(`round ${round} #${scenario.id} ${scenario.name}: ${result.rps.toFixed(0)} req/s, load ${load1}${smoke ? `, ${result.requests} answered, ${result.wrong} wrong` : ''}`)
+    const forward = round % 2 === 1
+    for (const group of forward ? groups : reversed(groups)) {
+      // Uncounted: a server idle while the other groups ran is slow for its first seconds (docs/performance.md, issue 17).
+      if (!smoke && WARM_SECONDS > 0) for (const scenario of forward ? group : reversed(group)) await runScenario(scenario, { smoke, seconds: WARM_SECONDS })
+      const slices = new Map(group.map((scenario) => [String(scenario.id), []]))
+      for (let slice = 0; slice < SLICES; slice++) {
+        // Back and forth: the first of the group in one slice is the last in the next.
+        for (const scenario of forward === (slice % 2 === 0) ? group : reversed(group)) {
+          const load1 = loadAverage()
+          slices.get(String(scenario.id)).push({ ...(await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })), load1 })
+        }
+      }
+      for (const scenario of group) {
+        const result = combineSlices(slices.get(String(scenario.id)))
+        runs.get(String(scenario.id)).push(result)
+        log(`round ${round} #${scenario.id} ${scenario.name}: ${result.rps.toFixed(0)} req/s, load ${result.load1}${smoke ? `, ${result.requests} answered, ${result.wrong} wrong` : ''}`)
+      }
     }
   }
 
@@ -322,6 +425,7 @@ async function main() {
     return {
       scenario: scenario.id,
       name: scenario.name,
+      ...(scenario.twinOf === undefined ? {} : { twin_of: scenario.twinOf }),
       rps: Math.round(median(results.map((r) => r.rps))),
       // The spread over the rounds: this machine's neighbours move a round's figure by a fifth or more.
       rps_min: Math.round(Math.min(...results.map((r) => r.rps))),
@@ -347,10 +451,19 @@ async function main() {
     // A partial run (--only) is never the baseline of "no scenario slower".
     mode: smoke ? 'smoke' : only ? 'partial' : 'full',
     machine: { cores, node: process.version, load_average_1min: { start: loadAtStart, end: loadAverage() } },
-    settings: smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, warm_seconds: WARM_SECONDS, connections: CONNECTIONS },
+    settings: {
+      ...(smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, slices: SLICES, slice_seconds: SLICE_SECONDS, warm_seconds: WARM_SECONDS, connections: CONNECTIONS }),
+      ...(baselineCommit ? { baseline_commit: baselineCommit } : {}),
+    },
     scenarios: table,
     targets,
-    no_scenario_slower: smoke ? { baseline: null, met: null, note: 'not compared in a smoke run' } : comparedWithBaseline(table, baseline, baselineFile),
+    // Twins ran in this run, in the smoke round too (there only to show the comparison works); an earlier run is compared only with a full one.
+    no_scenario_slower:
+      twins.size > 0
+        ? comparedWithTwins(rpsByRound, scenarios.filter((scenario) => scenario.twinOf !== undefined), baselineCommit)
+        : smoke
+          ? { baseline: null, met: null, note: 'not compared in a smoke run' }
+          : comparedWithBaseline(table, baseline, baselineFile),
     ...extras,
     first_load_javascript: firstLoadJavaScript(root),
   }
@@ -365,7 +478,13 @@ async function main() {
   for (const [key, target] of Object.entries(targets)) console.log(`| ${key} | ${target.value} | ${target.comparison} ${target.required} | ${target.spread[0]}–${target.spread[1]} | ${target.met ? 'yes' : 'no'} |`)
   if (targets.gateway_fresh_render_vs_hop_floor) console.log(`gateway fresh render: ${JSON.stringify(targets.gateway_fresh_render_vs_hop_floor.details)}`)
   const slower = results.no_scenario_slower
-  console.log(slower.baseline ? `no scenario slower than ${slower.baseline.file} (${slower.baseline.date}): ${slower.met ? 'met' : `not met: ${slower.slower.join(', ')}`}` : `no scenario slower: ${slower.note}`)
+  const verdict = slower.met ? 'met' : `not met: ${(slower.slower ?? []).join(', ')}`
+  if (slower.baseline?.commit) {
+    console.log(`no scenario slower than ${slower.baseline.commit}, in the same run: ${verdict}`)
+    for (const row of slower.scenarios) console.log(`  #${row.scenario}: ${row.vs_baseline} of the baseline (rounds ${row.rounds_min}–${row.rounds_max})`)
+  } else {
+    console.log(slower.baseline ? `no scenario slower than ${slower.baseline.file} (${slower.baseline.date}): ${verdict}` : `no scenario slower: ${slower.note}`)
+  }
   if (extras) {
     const { rss_before_bytes: before, rss_halfway_bytes: halfway, rss_after_bytes: after } = extras.gateway_memory
     console.log(describeCompression(extras.compression))

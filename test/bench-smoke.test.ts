@@ -6,10 +6,13 @@ import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
 import { ROOT } from './helpers/processes.ts'
 
+// Two benchmark runs, the first building a baseline commit and starting twenty-odd servers: more than tap's 180 s on a loaded machine.
+t.setTimeout(600_000)
+
 /** Runs the benchmark script with these arguments; its stderr on failure. */
 async function bench(t: Test, args: string[]): Promise<boolean> {
   try {
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench.mjs'), ...args], { cwd: ROOT, timeout: 240_000 })
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench.mjs'), ...args], { cwd: ROOT, timeout: 360_000 })
     return true
   } catch (error) {
     t.fail(`the benchmark failed: ${String((error as { stderr?: string }).stderr ?? error).slice(-2000)}`)
@@ -30,15 +33,20 @@ interface Target {
  * cannot rot: every scenario answers a fixed number of requests, each answer
  * right. How many a loaded machine manages in a second is not checked.
  */
-t.test('npm run bench -- --smoke runs every scenario and each answers rightly', async (t) => {
+// The product scenarios, each with a twin on the baseline commit's systems when the run has one.
+const PRODUCT_SCENARIOS = [3, '3b', '4a', 4, '4c', '4f', 5, 6, 7]
+
+t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, each product scenario beside its twin, and each answers rightly', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const out = join(dir, 'results.json')
-  if (!(await bench(t, ['--smoke', '--no-build', `--out=${out}`]))) return
+  // HEAD: a commit whose lockfile is this one's, so its build links these packages instead of installing its own.
+  if (!(await bench(t, ['--smoke', '--no-build', '--baseline-commit=HEAD', `--out=${out}`]))) return
   const results = JSON.parse(readFileSync(out, 'utf8')) as {
     mode: string
-    settings: { requests: number }
-    scenarios: { scenario: number | string; requests: number; non2xx: number; socket_errors: number; wrong_answers: number; vs_nginx: number }[]
+    settings: { requests: number; baseline_commit: string }
+    scenarios: { scenario: number | string; twin_of?: number | string; rps: number; requests: number; non2xx: number; socket_errors: number; wrong_answers: number; vs_nginx: number }[]
+    no_scenario_slower: { baseline: { commit: string }; tolerance: number; met: boolean; slower: (number | string)[]; scenarios: { scenario: number | string; vs_baseline: number; slower: boolean }[] }
     targets: Record<string, Target>
     compression: { page_bytes: number; levels: { encoding: string; level: number; bytes: number; sync_cpu_us: number; stream_cpu_us: number }[] }
     ttfb: Record<string, { cold_ms: number; warm_median_ms: number }>
@@ -48,7 +56,23 @@ t.test('npm run bench -- --smoke runs every scenario and each answers rightly', 
   t.equal(results.mode, 'smoke')
   t.ok(results.settings.requests > 0, 'a request count, not a duration')
   // 4r: the renderer's ceiling (renderToString on a bare route); 4c: a fresh page compressed, its brotli decoded and checked.
-  t.same(results.scenarios.map((s) => s.scenario), [1, 2, '2h', 3, '3b', '4r', '4a', '4b', 4, '4c', '4f', 5, 6, 7])
+  // In groups of neighbours, each product scenario followed by its twin.
+  t.same(results.scenarios.map((s) => s.scenario), [1, 2, '2h', 3, '3@base', '3b', '3b@base', '4r', '4a', '4a@base', '4b', 4, '4@base', '4c', '4c@base', '4f', '4f@base', 5, '5@base', 6, '6@base', 7, '7@base'])
+  t.same(results.scenarios.filter((s) => s.twin_of !== undefined).map((s) => s.twin_of), PRODUCT_SCENARIOS, 'each twin names its scenario')
+  t.match(results.settings.baseline_commit, /^[0-9a-f]{7,}$/, 'the baseline commit, resolved')
+  // "No scenario slower" from the twins of this run: each product scenario over its twin, slower below 1 - tolerance.
+  const slower = results.no_scenario_slower
+  t.equal(slower.baseline.commit, results.settings.baseline_commit)
+  t.same(slower.scenarios.map((row) => row.scenario), PRODUCT_SCENARIOS)
+  for (const row of slower.scenarios) {
+    const [scenario, twin] = [row.scenario, `${row.scenario}@base`].map((id) => results.scenarios.find((s) => s.scenario === id))
+    t.ok(Number.isFinite(row.vs_baseline) && row.vs_baseline > 0, `#${row.scenario}: a ratio to its twin`)
+    // One round, so the ratio to the twin is the ratio of their rates (whole requests a second in the table).
+    t.ok(scenario && twin && Math.abs(row.vs_baseline - scenario.rps / twin.rps) <= 0.05 * row.vs_baseline, `#${row.scenario}: its rate over its twin's`)
+    t.equal(row.slower, row.vs_baseline < 1 - slower.tolerance, `#${row.scenario}: slower as compared`)
+  }
+  t.same(slower.slower, slower.scenarios.filter((row) => row.slower).map((row) => row.scenario))
+  t.equal(slower.met, slower.slower.length === 0)
   for (const scenario of results.scenarios) {
     t.same(
       { requests: scenario.requests, non2xx: scenario.non2xx, socket_errors: scenario.socket_errors, wrong_answers: scenario.wrong_answers },
