@@ -10,10 +10,13 @@ import { readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { log, root, tempDir } from './bench-processes.mjs'
 
+// A clone made by another user than the one running the bench is still this project's: git is told so, not asked.
+const GIT = ['-c', `safe.directory=${root}`]
+
 /** The commit's short name, or an error naming what git said. */
 export function resolveCommit(rev) {
   try {
-    return execFileSync('git', ['rev-parse', '--short', '--verify', `${rev}^{commit}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+    return execFileSync('git', [...GIT, 'rev-parse', '--short', '--verify', `${rev}^{commit}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
   } catch (error) {
     throw new Error(`--baseline-commit=${rev}: not a commit of this repository (${String(error.stderr ?? error.message).trim()})`)
   }
@@ -22,7 +25,7 @@ export function resolveCommit(rev) {
 /** Builds the commit in a folder of its own; returns its dist/ folder. */
 export function buildBaseline(commit) {
   const dir = tempDir(`bench-baseline-${commit}-`)
-  execSync(`git archive --format=tar ${commit} | tar -x -C ${JSON.stringify(dir)}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  execSync(`git ${GIT.map((arg) => JSON.stringify(arg)).join(' ')} archive --format=tar ${commit} | tar -x -C ${JSON.stringify(dir)}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
   const lock = (folder) => readFileSync(join(folder, 'package-lock.json'), 'utf8')
   if (lock(dir) === lock(root)) {
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
