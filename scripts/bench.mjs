@@ -55,8 +55,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 // Each timed run follows this many seconds of the same load, not counted: the steady state, not the wake-up.
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3)
 // A scenario's seconds in a round are cut in this many slices, the scenarios of its group taking turns.
-const SLICES = smoke ? 1 : Math.max(1, Number(process.env.BENCH_SLICES ?? 5))
+// wrk runs whole seconds: never more slices than seconds, and the seconds reported are those timed.
+const SLICES = smoke ? 1 : Math.max(1, Math.min(Number(process.env.BENCH_SLICES ?? 5), SECONDS))
 const SLICE_SECONDS = Math.max(1, Math.round(SECONDS / SLICES))
+const TIMED_SECONDS = SLICES * SLICE_SECONDS
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
 const only = option('only')?.split(',')
@@ -452,7 +454,7 @@ async function main() {
     mode: smoke ? 'smoke' : only ? 'partial' : 'full',
     machine: { cores, node: process.version, load_average_1min: { start: loadAtStart, end: loadAverage() } },
     settings: {
-      ...(smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: SECONDS, slices: SLICES, slice_seconds: SLICE_SECONDS, warm_seconds: WARM_SECONDS, connections: CONNECTIONS }),
+      ...(smoke ? { rounds: ROUNDS, requests: SMOKE_REQUESTS, concurrency: SMOKE_CONCURRENCY } : { rounds: ROUNDS, seconds: TIMED_SECONDS, slices: SLICES, slice_seconds: SLICE_SECONDS, warm_seconds: WARM_SECONDS, connections: CONNECTIONS }),
       ...(baselineCommit ? { baseline_commit: baselineCommit } : {}),
     },
     scenarios: table,
