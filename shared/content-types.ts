@@ -109,8 +109,12 @@ export interface Job extends JobSummary {
   howToApply: string | null
 }
 
-export interface ArticleSummary extends EntryBase {
+/** An article as the home page's latest news shows it (LatestArticles): a card without image or author. */
+export interface LatestArticle extends EntryBase {
   intro: string | null
+}
+
+export interface ArticleSummary extends LatestArticle {
   /** Craft's native author (a user); null when the entry has none or the schema may not read users. */
   author: User | null
   image: Image[]

@@ -90,6 +90,8 @@ ${ENTRY_BASE}`,
   const establishment = typeOf('establishments')
   const author = features.author ? ' author { fullName }' : ''
   const articleSummary = `...EntryBase${author} ... on ${article} { intro image { ...Image } }`
+  // The home page's news cards show title, date and intro: no image or author to fetch, store and ship to every visitor.
+  const latestArticle = `...EntryBase ... on ${article} { intro }`
 
   return {
     ...singles,
@@ -159,11 +161,10 @@ ${ENTRY_BASE}
 ${IMAGE}`,
     LatestArticles: `query LatestArticles($site: [String], $limit: Int) {
   entries(section: "${CHANNELS.topical.section}", site: $site, limit: $limit, orderBy: "postDate DESC") {
-    ${articleSummary}
+    ${latestArticle}
   }
 }
-${ENTRY_BASE}
-${IMAGE}`,
+${ENTRY_BASE}`,
     ArticleBySlug: `query ArticleBySlug($slug: [String], $site: [String]) {
   entry(section: "${CHANNELS.topical.section}", slug: $slug, site: $site) {
     ...EntryBase${author} ... on ${article} { intro text image { ...Image } }

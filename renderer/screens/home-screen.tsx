@@ -1,5 +1,5 @@
 import { Suspense, use } from 'react'
-import type { ArticleSummary, EntriesData, EntryData, HomePage } from '../../shared/content-types.ts'
+import type { EntriesData, EntryData, HomePage, LatestArticle } from '../../shared/content-types.ts'
 import { scriptJson } from '../../shared/script-json.ts'
 import { Card } from '../components/card.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
@@ -7,7 +7,7 @@ import { RichText } from '../components/rich-text.tsx'
 import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
 import { type DeferredData, type ScreenProps, dataOf, entriesOf } from './types.ts'
 
-function ArticleCards({ articles }: { articles: ArticleSummary[] }) {
+function ArticleCards({ articles }: { articles: LatestArticle[] }) {
   return (
     <ul className="cards">
       {articles.map((article) => (
@@ -24,7 +24,7 @@ function ArticleCards({ articles }: { articles: ArticleSummary[] }) {
 /** Waits for the deferred data; the server streams it in when it arrives, with the data for hydration. */
 function LatestNews({ deferred }: { deferred: DeferredData }) {
   const data = use(deferred)
-  const articles = (data?.latestArticles as EntriesData<ArticleSummary> | undefined)?.entries
+  const articles = (data?.latestArticles as EntriesData<LatestArticle> | undefined)?.entries
   return (
     <div className="latest-news__content" data-loaded="true">
       {articles ? (
@@ -98,7 +98,7 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
               <LatestNews deferred={deferred} />
             </Suspense>
           ) : (
-            <ArticleCards articles={entriesOf<ArticleSummary>(payload, 'latestArticles')} />
+            <ArticleCards articles={entriesOf<LatestArticle>(payload, 'latestArticles')} />
           )}
           <p>
             <a href="/actueel">Al het nieuws</a>
