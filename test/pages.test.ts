@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request } from 'undici'
 import { rendererUrl } from '../gateway/renderers/renderer-pool.ts'
+import { DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID } from '../renderer/document-ids.ts'
 import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
 import { FIXED_ARTICLES, FIXED_JOB_PAGES, FIXED_SERVICE_PAGES } from '../shared/routes.ts'
 import { withProduct } from '../shared/sections.ts'
@@ -80,6 +81,25 @@ t.test('the overviews link every job, article and service', async (t) => {
   const secondPage = await get('/actueel?pagina=2')
   t.equal(secondPage.status, 200, 'the second page of news exists')
   t.not(secondPage.html, topical.html, 'and lists other articles')
+})
+
+t.test('the home page carries only what its news cards show; the news overview keeps the images', async (t) => {
+  const scriptJson = (html: string, id: string): unknown => {
+    const text = new RegExp(`<script[^>]*id="${id}"[^>]*>([\\s\\S]*?)</script>`).exec(html)?.[1]
+    return text === undefined ? undefined : JSON.parse(text)
+  }
+  const { html } = await get('/')
+  const deferred = scriptJson(html, DEFERRED_SCRIPT_ID) as { latestArticles?: { entries: Record<string, unknown>[] } } | undefined
+  const payload = scriptJson(html, PAYLOAD_SCRIPT_ID) as { data: { latestArticles?: { entries: Record<string, unknown>[] } } }
+  const latest = (deferred?.latestArticles ?? payload.data.latestArticles)?.entries ?? []
+  t.ok(latest.length > 0, 'the home page has its latest news')
+  for (const article of latest) {
+    t.match(html, String(article.title), `its card shows ${String(article.uri)}`)
+    t.notOk('image' in article || 'author' in article, `no image or author shipped for ${String(article.uri)}`)
+  }
+  const topical = scriptJson((await get('/actueel')).html, PAYLOAD_SCRIPT_ID) as { data: Record<string, { entries?: { image?: unknown[] }[] }> }
+  const listed = Object.values(topical.data).flatMap((part) => part.entries ?? [])
+  t.ok(listed.some((article) => (article.image?.length ?? 0) > 0), 'the news overview still has its images')
 })
 
 t.test('layout: navigation from the CMS, menu button, footer with the legal links', async (t) => {
