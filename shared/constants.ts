@@ -137,3 +137,10 @@ export const SHUTDOWN_DRAIN_MS = 8000
  * a broken page; a slower page streams on after it.
  */
 export const RENDERER_COMMIT_WINDOW_MS = 150
+
+/**
+ * How long one request's render of a page past its TTL holds off the others
+ * (they get the stale page meanwhile) when it neither stores the page nor
+ * says it is over: a render hung past every upstream timeout.
+ */
+export const PAGE_REVALIDATION_MS = 10_000

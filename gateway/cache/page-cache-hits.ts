@@ -13,8 +13,8 @@ export interface PageCacheHitOptions {
   /** Whether the request came over HTTPS (directly, or by a trusted proxy's word): then HSTS is sent. */
   isHttps: (request: IncomingMessage) => boolean
   strictTransportSecurity: string
-  /** Counts the hit in the metrics and logs it, as the normal route would. */
-  onHit: (request: IncomingMessage, requestId: string, statusCode: number) => void
+  /** Counts the hit in the metrics and logs it, as the normal route would; `cache` is HIT, or STALE for a page served while it is rendered again. */
+  onHit: (request: IncomingMessage, requestId: string, statusCode: number, cache: HitStatus) => void
 }
 
 /** Anything in the address or headers that makes a request a preview (or possibly one): never from the cache. */
@@ -31,6 +31,9 @@ function maybePreview(request: IncomingMessage, url: string): boolean {
 }
 
 type Variant = 'identity' | 'gzip' | 'br'
+
+/** A fresh page, or one past its TTL served while another request renders it again. */
+export type HitStatus = 'HIT' | 'STALE'
 
 /**
  * Accept-Encoding read with its q-values, as @fastify/compress reads it for
@@ -62,21 +65,22 @@ function bodyOf(page: CachedPage, variant: Variant): Buffer {
  * a hit then only appends its request id (and HSTS) instead of building a
  * header object from scratch.
  */
-const headLists = new WeakMap<CachedPage, Partial<Record<Variant | 'not-modified', string[]>>>()
+const headLists = new WeakMap<CachedPage, Partial<Record<`${HitStatus} ${Variant | 'not-modified'}`, string[]>>>()
 
-function headList(page: CachedPage, variant: Variant | 'not-modified'): string[] {
+function headList(page: CachedPage, variant: Variant | 'not-modified', status: HitStatus): string[] {
   let lists = headLists.get(page)
   if (!lists) headLists.set(page, (lists = {}))
-  let list = lists[variant]
+  const key = `${status} ${variant}` as const
+  let list = lists[key]
   if (!list) {
     list = []
     for (const [name, value] of Object.entries(page.headers)) list.push(name, value)
-    list.push(CACHE_STATUS_HEADER, 'HIT', 'etag', page.etag, 'vary', 'accept-encoding')
+    list.push(CACHE_STATUS_HEADER, status, 'etag', page.etag, 'vary', 'accept-encoding')
     if (variant !== 'not-modified') {
       if (variant !== 'identity') list.push('content-encoding', variant)
       list.push('content-length', String(bodyOf(page, variant).byteLength))
     }
-    lists[variant] = list
+    lists[key] = list
   }
   return list
 }
@@ -95,22 +99,24 @@ export function createPageCacheHits(options: PageCacheHitOptions): (request: Inc
     if ((method !== 'GET' && method !== 'HEAD') || !options.accepting()) return false
     const url = request.url ?? ''
     if (url.startsWith('//') || maybePreview(request, url)) return false
-    const page = options.pageCache.get(url)
+    const pageCache = options.pageCache
+    const page = pageCache.get(url)
     if (!page) return false
+    const status: HitStatus = pageCache.isStale(page) ? 'STALE' : 'HIT'
 
     const requestId = requestIdOf(request)
     const modified = !notModified(request, page.etag)
     const variant = modified ? chooseVariant(request, page) : 'not-modified'
-    const headers = [...headList(page, variant), REQUEST_ID_HEADER, requestId]
+    const headers = [...headList(page, variant, status), REQUEST_ID_HEADER, requestId]
     if (options.isHttps(request)) headers.push('strict-transport-security', options.strictTransportSecurity)
     if (variant === 'not-modified') {
       response.writeHead(304, headers).end()
-      options.onHit(request, requestId, 304)
+      options.onHit(request, requestId, 304, status)
       return true
     }
     response.writeHead(page.statusCode, headers)
     response.end(method === 'HEAD' ? undefined : bodyOf(page, variant))
-    options.onHit(request, requestId, page.statusCode)
+    options.onHit(request, requestId, page.statusCode, status)
     return true
   }
 }

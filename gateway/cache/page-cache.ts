@@ -1,6 +1,7 @@
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { LRUCache } from 'lru-cache'
+import { PAGE_REVALIDATION_MS } from '../../shared/constants.ts'
 import { weakEtag } from '../http/http-caching.ts'
 import { touchesEveryPage } from './cache-tags.ts'
 
@@ -17,6 +18,8 @@ export interface CachedPage {
   brotli?: Buffer
   etag: string
   freshUntil: number
+  /** Past its TTL: when one request began to render it again (see `claimRevalidation`); meanwhile the others get this page. */
+  revalidatingSince?: number
   /** What the page was built from (sections, `entry:<id>`), so that a purge of any of them drops it. */
   tags: readonly string[]
 }
@@ -55,6 +58,12 @@ export interface PageCacheOptions {
   ttlMs: number
   /** How long past its TTL a page is kept to stand in while no renderer answers. */
   staleIfErrorMs: number
+  /**
+   * How long past its TTL a page is still served (X-Cache: STALE) while one
+   * request renders it again (CACHE_SWR_MS, as the pages' Cache-Control
+   * tells shared caches); 0: never, every request past the TTL renders.
+   */
+  staleWhileRevalidateMs?: number
   /** A clock of its own (tests): then both freshness and how long the lru keeps a page follow it. */
   now?: () => number
   /** Bounds on the encodes of stored pages (MAX_ENCODES_IN_FLIGHT, MAX_ENCODES_QUEUED unless a test says otherwise). */
@@ -142,16 +151,59 @@ export class PageCache {
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
-  /** The page of a key while it is fresh. */
+  /**
+   * The page of a key while it is fresh, or past its TTL while another
+   * request renders it again (within the stale-while-revalidate window and
+   * PAGE_REVALIDATION_MS of that render's start): a page that expires under
+   * load is rendered once, not once for every request that came meanwhile.
+   */
   get(key: string): CachedPage | undefined {
     const page = this.lru.get(key)
-    if (page && this.now() < page.freshUntil) return page
+    if (!page) return undefined
+    const now = this.now()
+    if (now < page.freshUntil) return page
+    const since = page.revalidatingSince
+    if (since !== undefined && now - since < PAGE_REVALIDATION_MS && now - page.freshUntil < (this.options.staleWhileRevalidateMs ?? 0)) return page
     return undefined
+  }
+
+  /** Whether a page `get` gave is past its TTL (served while it is rendered again). */
+  isStale(page: CachedPage): boolean {
+    return this.now() >= page.freshUntil
+  }
+
+  /**
+   * Called on a miss by the request that will render the page: when a page
+   * past its TTL (within the window) is there, this request now renders it
+   * again, and until it is stored or `revalidated` is called (or
+   * PAGE_REVALIDATION_MS passed) the others get the stale page. True when
+   * this request claimed it.
+   */
+  claimRevalidation(key: string): boolean {
+    const page = this.lru.get(key)
+    if (!page) return false
+    const now = this.now()
+    if (now - page.freshUntil >= (this.options.staleWhileRevalidateMs ?? 0)) return false
+    page.revalidatingSince = now
+    return true
+  }
+
+  /** The render that claimed a page's revalidation is over (stored or not): the next request past the TTL may try again. */
+  revalidated(key: string): void {
+    const page = this.lru.get(key)
+    if (page) page.revalidatingSince = undefined
+  }
+
+  /** Drops a key's page (the path now redirects, or no longer renders as a page). */
+  drop(key: string): void {
+    this.lru.delete(key)
   }
 
   /** The page of a key, fresh or past its TTL within the stale-if-error window: for when no renderer can make it again. */
   stale(key: string): CachedPage | undefined {
-    return this.lru.get(key)
+    const page = this.lru.get(key)
+    // Kept for the longer of the two windows: this one may be the shorter.
+    return page && this.now() < page.freshUntil + this.options.staleIfErrorMs ? page : undefined
   }
 
   /** A token for `store`: a purge in between makes the store a no-op. */
@@ -166,7 +218,7 @@ export class PageCache {
    */
   store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = []): void {
     // A TTL of 0 to lru-cache would mean kept for ever.
-    const keptMs = this.options.ttlMs + this.options.staleIfErrorMs
+    const keptMs = this.options.ttlMs + Math.max(this.options.staleIfErrorMs, this.options.staleWhileRevalidateMs ?? 0)
     if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4 || keptMs <= 0) return
     const page: CachedPage = { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs, tags }
     this.lru.set(key, page, { ttl: keptMs })

@@ -131,6 +131,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const rule = atOnce === UNDECIDED ? await lookUpRedirect(visit) : atOnce
     if (!rule) return undefined
     abandonRender(visit)
+    // A page stored before the rule came is not served past its TTL while the path redirects.
+    if (visit.useCache) app.pageCache.drop(visit.cacheKey)
     return visit.reply.redirect(rule.to, rule.statusCode)
   }
 
@@ -141,14 +143,23 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     return lookup
   }
 
+  /**
+   * The stored page: fresh, or past its TTL while another request renders it
+   * again (STALE). On a miss with such a page there, this request renders it
+   * again, and the others get the stale page until its answer is over.
+   */
   function answerFromCache(visit: PageVisit): FastifyReply | undefined {
     if (!visit.useCache) return undefined
-    const { request, reply } = visit
-    const cached = app.pageCache.get(visit.cacheKey)
-    app.pageCacheLookups(cached ? 'HIT' : 'MISS')
-    if (!cached) return undefined
+    const { request, reply, cacheKey } = visit
+    const cached = app.pageCache.get(cacheKey)
+    const status = cached === undefined ? 'MISS' : app.pageCache.isStale(cached) ? 'STALE' : 'HIT'
+    app.pageCacheLookups(status)
+    if (!cached) {
+      if (visit.storable && app.pageCache.claimRevalidation(cacheKey)) reply.raw.once('close', () => app.pageCache.revalidated(cacheKey))
+      return undefined
+    }
     abandonRender(visit)
-    reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, 'HIT').header('etag', cached.etag)
+    reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, status).header('etag', cached.etag)
     dropUnusableCookie(reply, visit.context)
     return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)
   }
@@ -215,7 +226,11 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     reply.header(CACHE_STATUS_HEADER, visit.useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
     reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
     dropUnusableCookie(reply, context)
-    if (rendered.statusCode !== 200) return reply.send(rendered.body)
+    if (rendered.statusCode !== 200) {
+      // The page is gone (404, 410) or is another answer now: a stored one is not served past its TTL. A failure keeps it to stand in.
+      if (visit.useCache && rendered.statusCode < 500) app.pageCache.drop(visit.cacheKey)
+      return reply.send(rendered.body)
+    }
     // The payloads of the render so far (a streamed page's deferred ones may follow): the stored page gets them all.
     const whole = Buffer.isBuffer(rendered.body)
     reply.headers(cacheTagHeaders(whole && !visit.storable ? app.renderTags.take(request.id) : app.renderTags.peek(request.id)))

@@ -28,7 +28,7 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
   const trustProxy = trustFunction(app.config.trustProxy)
   // Tallied as plain numbers and added to the counters when they are read: labelling, even a bound child's inc, costs a hit more than its bytes.
   const plainHits = tally(metrics.registry, metrics.requests, { route: CATCH_ALL_ROUTE, method: 'GET', status: '200' })
-  const pageHits = tally(metrics.registry, metrics.cacheLookups, { cache: 'page', result: 'HIT' })
+  const pageHits = { HIT: tally(metrics.registry, metrics.cacheLookups, { cache: 'page', result: 'HIT' }), STALE: tally(metrics.registry, metrics.cacheLookups, { cache: 'page', result: 'STALE' }) }
   // onHit runs synchronously inside answerHit: one variable times each hit, and is negative while the line is not logged.
   let hitStartedAt = -1
   const answerHit = createPageCacheHits({
@@ -36,11 +36,11 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
     accepting: () => !app.drain.draining,
     isHttps: (request) => isHttps(request, trustProxy),
     strictTransportSecurity: STRICT_TRANSPORT_SECURITY,
-    onHit: (request, requestId, statusCode) => {
+    onHit: (request, requestId, statusCode, cache) => {
       if (statusCode === 200 && request.method === 'GET') plainHits.inc()
       else metrics.requests.inc({ route: CATCH_ALL_ROUTE, method: request.method ?? 'GET', status: String(statusCode) })
-      pageHits.inc()
-      if (hitStartedAt >= 0) logController.completed(app.log, { requestId, req: request, res: { statusCode }, cache: 'HIT', responseTime: performance.now() - hitStartedAt })
+      pageHits[cache].inc()
+      if (hitStartedAt >= 0) logController.completed(app.log, { requestId, req: request, res: { statusCode }, cache, responseTime: performance.now() - hitStartedAt })
     },
   })
   return (request, response) => {
@@ -53,7 +53,7 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
 async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promise<void> {
   const { cache } = app.config
   const { countCacheLookup } = app.metrics
-  app.decorate('pageCache', new PageCache({ maxEntries: cache.pageMaxEntries, maxBytes: cache.pageMaxBytes, ttlMs: cache.pageTtlMs, staleIfErrorMs: cache.staleIfErrorMs }))
+  app.decorate('pageCache', new PageCache({ maxEntries: cache.pageMaxEntries, maxBytes: cache.pageMaxBytes, ttlMs: cache.pageTtlMs, staleIfErrorMs: cache.staleIfErrorMs, staleWhileRevalidateMs: cache.staleWhileRevalidateMs }))
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
   if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, options)
 }

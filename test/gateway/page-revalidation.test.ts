@@ -1,0 +1,144 @@
+import t from 'tap'
+import { request } from 'undici'
+import { PageCache } from '../../gateway/cache/page-cache.ts'
+import { PAGE_REVALIDATION_MS } from '../../shared/constants.ts'
+import { h1Of } from '../helpers/html.ts'
+import { startSystem } from '../helpers/system.ts'
+
+/**
+ * A page past its TTL under load is rendered again once: the request that
+ * finds it expired renders it, and the others meanwhile get the stored page
+ * (X-Cache: STALE), as the query cache does with Craft's answers. Before, each
+ * request that came while the page was expired rendered it (50 renders of
+ * one page at 50 connections, every PAGE_CACHE_TTL_MS).
+ */
+
+const HEADERS = { 'content-type': 'text/html; charset=utf-8' }
+
+function cacheWithClock(staleWhileRevalidateMs: number) {
+  const clock = { now: 1_000_000 }
+  const cache = new PageCache({ maxEntries: 10, maxBytes: 1024 * 1024, ttlMs: 1000, staleIfErrorMs: 60_000, staleWhileRevalidateMs, now: () => clock.now })
+  return { cache, clock }
+}
+
+t.test('past the TTL: one request claims the render, the others get the stale page until it is over', async (t) => {
+  const { cache, clock } = cacheWithClock(5000)
+  cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
+  const stored = cache.get('/')
+  t.ok(stored && !cache.isStale(stored), 'fresh within the TTL')
+
+  clock.now += 1500
+  t.equal(cache.get('/'), undefined, 'expired and nobody renders it: a miss')
+  t.equal(cache.claimRevalidation('/'), true, 'the request that missed renders it again')
+  const meanwhile = cache.get('/')
+  t.equal(meanwhile, stored, 'the others get the stored page')
+  t.ok(meanwhile && cache.isStale(meanwhile), 'marked stale')
+
+  cache.revalidated('/')
+  t.equal(cache.get('/'), undefined, 'that render ended without storing: the next request renders it')
+  t.equal(cache.claimRevalidation('/'), true)
+
+  cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>nieuw</p>'))
+  const renewed = cache.get('/')
+  t.equal(renewed?.body.toString(), '<p>nieuw</p>', 'the new page replaces it')
+  t.ok(renewed && !cache.isStale(renewed), 'fresh again')
+})
+
+t.test('a claim lapses after PAGE_REVALIDATION_MS, and nothing is served stale past the window', async (t) => {
+  const { cache, clock } = cacheWithClock(PAGE_REVALIDATION_MS * 3)
+  cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
+  clock.now += 1001
+  t.equal(cache.claimRevalidation('/'), true)
+  clock.now += PAGE_REVALIDATION_MS - 1
+  t.ok(cache.get('/'), 'still served while the render may be running')
+  clock.now += 1
+  t.equal(cache.get('/'), undefined, 'a render that never said it ended holds the others off no longer')
+  t.equal(cache.claimRevalidation('/'), true, 'another request may try')
+
+  clock.now += PAGE_REVALIDATION_MS * 2
+  t.equal(cache.get('/'), undefined, 'past the stale-while-revalidate window: a miss')
+  t.equal(cache.claimRevalidation('/'), false, 'and no claim: every request renders, as without the window')
+  t.ok(cache.stale('/'), 'the page is still kept to stand in when no renderer answers')
+})
+
+t.test('with no stale-while-revalidate window a page past its TTL is never served from the cache', async (t) => {
+  const { cache, clock } = cacheWithClock(0)
+  cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
+  clock.now += 1001
+  t.equal(cache.claimRevalidation('/'), false)
+  t.equal(cache.get('/'), undefined)
+})
+
+t.test('over HTTP: while one request renders an expired page, the others get it STALE at once, without a render of their own', async (t) => {
+  // A TTL of 0: every stored page is expired at once.
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
+  t.teardown(() => system.close())
+  // Bounded, so that without the feature the others (held at the gate too) fail the test instead of hanging it.
+  const get = async (path: string) => {
+    const response = await request(`${system.url}${path}`, { headersTimeout: 20_000 })
+    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
+  }
+  const first = await get('/kantoren')
+  t.equal(first.headers['x-cache'], 'MISS')
+
+  // Renders through the gateway are held at a gate, and counted.
+  const renderers = system.gateway.renderers
+  const render = renderers.render.bind(renderers)
+  let renders = 0
+  let open!: () => void
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  let entered!: () => void
+  const held = new Promise<void>((resolve) => (entered = resolve))
+  renderers.render = async (...args: Parameters<typeof render>) => {
+    renders++
+    entered()
+    await gate
+    return render(...args)
+  }
+  t.teardown(() => {
+    renderers.render = render
+  })
+
+  const revalidating = get('/kantoren')
+  await held
+  const others = await Promise.all(Array.from({ length: 5 }, () => get('/kantoren')))
+  for (const other of others) {
+    t.equal(other.status, 200)
+    t.equal(other.headers['x-cache'], 'STALE', 'the stored page, while the render runs')
+    t.equal(h1Of(other.body), h1Of(first.body))
+    t.match(other.headers['cache-control'], /stale-while-revalidate=/, "with the page's own Cache-Control, which allows this")
+  }
+  t.equal(renders, 1, 'one render for six requests')
+
+  open()
+  const renewed = await revalidating
+  t.equal(renewed.status, 200)
+  t.equal(renewed.headers['x-cache'], 'MISS', 'the request that found it expired got the new render')
+  t.equal(renders, 1)
+
+  const metrics = await request(`${system.internalUrl}/metrics`)
+  const text = await metrics.body.text()
+  t.match(text, /cache_lookups_total\{[^}]*cache="page"[^}]*result="STALE"[^}]*\} 5/, 'counted as STALE lookups')
+})
+
+t.test('over HTTP: with CACHE_SWR_MS=0 every request past the TTL renders', async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
+  t.teardown(() => system.close())
+  const answers = []
+  for (let i = 0; i < 3; i++) {
+    const response = await request(`${system.url}/kantoren`)
+    await response.body.dump()
+    answers.push(response.headers['x-cache'])
+  }
+  t.same(answers, ['MISS', 'MISS', 'MISS'])
+})
+
+t.test('the stale-if-error window stays its own when it is the shorter one', async (t) => {
+  const clock = { now: 1_000_000 }
+  const cache = new PageCache({ maxEntries: 10, maxBytes: 1024 * 1024, ttlMs: 1000, staleIfErrorMs: 0, staleWhileRevalidateMs: 5000, now: () => clock.now })
+  cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
+  clock.now += 1001
+  t.equal(cache.claimRevalidation('/'), true, 'kept for the revalidation window')
+  t.ok(cache.get('/'), 'served stale while it is rendered again')
+  t.equal(cache.stale('/'), undefined, 'but never to stand in for a failed render: CACHE_STALE_IF_ERROR_MS=0')
+})
