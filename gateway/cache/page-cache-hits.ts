@@ -65,13 +65,13 @@ function bodyOf(page: CachedPage, variant: Variant): Buffer {
  * a hit then only appends its request id (and HSTS) instead of building a
  * header object from scratch.
  */
-const headLists = new WeakMap<CachedPage, Partial<Record<`${HitStatus} ${Variant | 'not-modified'}`, string[]>>>()
+const headLists = new WeakMap<CachedPage, Record<HitStatus, Partial<Record<Variant | 'not-modified', string[]>>>>()
 
 function headList(page: CachedPage, variant: Variant | 'not-modified', status: HitStatus): string[] {
-  let lists = headLists.get(page)
-  if (!lists) headLists.set(page, (lists = {}))
-  const key = `${status} ${variant}` as const
-  let list = lists[key]
+  let byStatus = headLists.get(page)
+  if (!byStatus) headLists.set(page, (byStatus = { HIT: {}, STALE: {} }))
+  const lists = byStatus[status]
+  let list = lists[variant]
   if (!list) {
     list = []
     for (const [name, value] of Object.entries(page.headers)) list.push(name, value)
@@ -80,7 +80,7 @@ function headList(page: CachedPage, variant: Variant | 'not-modified', status: H
       if (variant !== 'identity') list.push('content-encoding', variant)
       list.push('content-length', String(bodyOf(page, variant).byteLength))
     }
-    lists[key] = list
+    lists[variant] = list
   }
   return list
 }

@@ -1,9 +1,11 @@
 import t from 'tap'
 import { request } from 'undici'
+import type * as Tap from 'tap'
 import { PageCache } from '../../gateway/cache/page-cache.ts'
+import type { RenderResponse } from '../../gateway/renderers/renderer-pool.ts'
 import { PAGE_REVALIDATION_MS } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
-import { startSystem } from '../helpers/system.ts'
+import { type System, startSystem } from '../helpers/system.ts'
 
 /**
  * A page past its TTL under load is rendered again once: the request that
@@ -19,6 +21,28 @@ function cacheWithClock(staleWhileRevalidateMs: number) {
   const clock = { now: 1_000_000 }
   const cache = new PageCache({ maxEntries: 10, maxBytes: 1024 * 1024, ttlMs: 1000, staleIfErrorMs: 60_000, staleWhileRevalidateMs, now: () => clock.now })
   return { cache, clock }
+}
+
+/** Renders through the gateway held at a gate (or answered by `answer` instead), and counted. */
+function gateRenders(t: Tap.Test, gateway: System['gateway'], answer?: (rendered: RenderResponse) => RenderResponse) {
+  const renderers = gateway.renderers
+  const render = renderers.render.bind(renderers)
+  const state = { renders: 0 }
+  let open!: () => void
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  const waiters: { count: number; resolve: () => void }[] = []
+  renderers.render = async (...args: Parameters<typeof render>) => {
+    state.renders++
+    for (const waiter of waiters) if (state.renders >= waiter.count) waiter.resolve()
+    await gate
+    const rendered = await render(...args)
+    return answer ? answer(rendered) : rendered
+  }
+  t.teardown(() => {
+    renderers.render = render
+  })
+  const entered = (count: number) => new Promise<void>((resolve) => (state.renders >= count ? resolve() : waiters.push({ count, resolve })))
+  return { state, open, entered }
 }
 
 t.test('past the TTL: one request claims the render, the others get the stale page until it is over', async (t) => {
@@ -81,26 +105,10 @@ t.test('over HTTP: while one request renders an expired page, the others get it 
   const first = await get('/kantoren')
   t.equal(first.headers['x-cache'], 'MISS')
 
-  // Renders through the gateway are held at a gate, and counted.
-  const renderers = system.gateway.renderers
-  const render = renderers.render.bind(renderers)
-  let renders = 0
-  let open!: () => void
-  const gate = new Promise<void>((resolve) => (open = resolve))
-  let entered!: () => void
-  const held = new Promise<void>((resolve) => (entered = resolve))
-  renderers.render = async (...args: Parameters<typeof render>) => {
-    renders++
-    entered()
-    await gate
-    return render(...args)
-  }
-  t.teardown(() => {
-    renderers.render = render
-  })
+  const gate = gateRenders(t, system.gateway)
 
   const revalidating = get('/kantoren')
-  await held
+  await gate.entered(1)
   const others = await Promise.all(Array.from({ length: 5 }, () => get('/kantoren')))
   for (const other of others) {
     t.equal(other.status, 200)
@@ -108,29 +116,58 @@ t.test('over HTTP: while one request renders an expired page, the others get it 
     t.equal(h1Of(other.body), h1Of(first.body))
     t.match(other.headers['cache-control'], /stale-while-revalidate=/, "with the page's own Cache-Control, which allows this")
   }
-  t.equal(renders, 1, 'one render for six requests')
+  t.equal(gate.state.renders, 1, 'one render for six requests')
 
-  open()
+  gate.open()
   const renewed = await revalidating
   t.equal(renewed.status, 200)
   t.equal(renewed.headers['x-cache'], 'MISS', 'the request that found it expired got the new render')
-  t.equal(renders, 1)
+  t.equal(gate.state.renders, 1)
 
   const metrics = await request(`${system.internalUrl}/metrics`)
   const text = await metrics.body.text()
   t.match(text, /cache_lookups_total\{[^}]*cache="page"[^}]*result="STALE"[^}]*\} 5/, 'counted as STALE lookups')
 })
 
-t.test('over HTTP: with CACHE_SWR_MS=0 every request past the TTL renders', async (t) => {
+t.test('over HTTP: with CACHE_SWR_MS=0 every request past the TTL renders, the concurrent ones too', async (t) => {
   const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
   t.teardown(() => system.close())
-  const answers = []
-  for (let i = 0; i < 3; i++) {
+  const get = async () => {
     const response = await request(`${system.url}/kantoren`)
     await response.body.dump()
-    answers.push(response.headers['x-cache'])
+    return response.headers['x-cache']
   }
-  t.same(answers, ['MISS', 'MISS', 'MISS'])
+  t.equal(await get(), 'MISS')
+  const gate = gateRenders(t, system.gateway)
+  const answers = Array.from({ length: 4 }, get)
+  // With a window the three later requests would get the stored page at once (and the test fails below); without one they all render.
+  await Promise.race([gate.entered(4), Promise.all(answers.slice(1))])
+  gate.open()
+  t.same(await Promise.all(answers), ['MISS', 'MISS', 'MISS', 'MISS'])
+  t.equal(gate.state.renders, 4)
+})
+
+t.test('over HTTP: a render that answers 404 drops the stored page; a failing one keeps it to stand in', async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
+  t.teardown(() => system.close())
+  const first = await request(`${system.url}/kantoren`)
+  await first.body.dump()
+  t.ok(system.gateway.pageCache.stale('/kantoren'), 'stored')
+
+  let status = 503
+  const gate = gateRenders(t, system.gateway, (rendered) => ({ ...rendered, statusCode: status }))
+  gate.open()
+  const failed = await request(`${system.url}/kantoren`)
+  await failed.body.dump()
+  t.equal(failed.statusCode, 200, 'a 5xx render: the stored page stands in')
+  t.equal(failed.headers['x-cache'], 'STALE')
+  t.ok(system.gateway.pageCache.stale('/kantoren'), 'and is kept')
+
+  status = 404
+  const gone = await request(`${system.url}/kantoren`)
+  await gone.body.dump()
+  t.equal(gone.statusCode, 404)
+  t.equal(system.gateway.pageCache.stale('/kantoren'), undefined, 'the page is gone: nothing stored is served for it any more')
 })
 
 t.test('the stale-if-error window stays its own when it is the shorter one', async (t) => {
