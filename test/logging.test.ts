@@ -45,7 +45,8 @@ interface Services {
 }
 
 async function startServices(t: Test, env: Record<string, string>): Promise<Services> {
-  const [gatewayPort, internalPort, rendererPort] = await Promise.all([freePort(), freePort(), freePort()])
+  // The embedded CMS's listener gets a port of its own too: on a free port of the kernel's choosing it once took the one picked here for INTERNAL_PORT (EADDRINUSE).
+  const [gatewayPort, internalPort, rendererPort, cmsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
   const shared = { RENDER_SECRET: 'logging-test-render-secret-0123456789', ...env }
   const renderer = startProcess(`${DIST}/renderer.js`, { RENDERER_PORT: String(rendererPort), GATEWAY_URL: base(gatewayPort), ...shared })
   t.teardown(() => renderer.stop('SIGKILL'))
@@ -54,6 +55,7 @@ async function startServices(t: Test, env: Record<string, string>): Promise<Serv
     HOST: '127.0.0.1',
     PORT: String(gatewayPort),
     INTERNAL_PORT: String(internalPort),
+    EMBEDDED_CMS_PORT: String(cmsPort),
     RENDERER_URL: base(rendererPort),
     RENDERER_PROBE_INTERVAL_MS: '100',
     ...shared,

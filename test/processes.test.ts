@@ -27,11 +27,12 @@ t.test('the renderer needs nothing but GATEWAY_URL', async (t) => {
 })
 
 t.test('npm start runs both services, each finding the other from PORT and RENDERER_PORT alone; SIGTERM stops both cleanly', async (t) => {
-  const port = await freePort()
-  const rendererPort = await freePort()
+  // Picked together, the embedded CMS's listener's too, so that no listener of the gateway takes another's port.
+  const [port, rendererPort, internalPort, cmsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
   const started = startProcess('scripts/start.mjs', {
     PORT: String(port),
-    INTERNAL_PORT: String(await freePort()),
+    INTERNAL_PORT: String(internalPort),
+    EMBEDDED_CMS_PORT: String(cmsPort),
     RENDERER_PORT: String(rendererPort),
     // Every page asks the embedded CMS, over the gateway's own port: slow enough that all are in flight at SIGTERM.
     PAGE_CACHE: 'false',
