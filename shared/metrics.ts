@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { EVENT_LOOP_SAMPLE_MS } from './constants.ts'
 import { PROBE_ROUTE } from './logging.ts'
 
 export interface ServiceMetrics {
@@ -14,7 +15,7 @@ export interface ServiceMetrics {
 export function setUpMetrics(app: FastifyInstance, service: string): ServiceMetrics {
   const registry = new Registry()
   registry.setDefaultLabels({ service })
-  collectDefaultMetrics({ register: registry })
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS })
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'Requests answered, by route pattern, method and status',
