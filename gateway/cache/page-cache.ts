@@ -18,8 +18,8 @@ export interface CachedPage {
   brotli?: Buffer
   etag: string
   freshUntil: number
-  /** Past its TTL: when one request began to render it again (see `claimRevalidation`); meanwhile the others get this page. */
-  revalidatingSince?: number
+  /** Past its TTL: the claim of the request rendering it again (see `claimRevalidation`); meanwhile the others get this page. */
+  revalidation?: { since: number }
   /** What the page was built from (sections, `entry:<id>`), so that a purge of any of them drops it. */
   tags: readonly string[]
 }
@@ -162,8 +162,8 @@ export class PageCache {
     if (!page) return undefined
     const now = this.now()
     if (now < page.freshUntil) return page
-    const since = page.revalidatingSince
-    if (since !== undefined && now - since < PAGE_REVALIDATION_MS && now - page.freshUntil < (this.options.staleWhileRevalidateMs ?? 0)) return page
+    const claim = page.revalidation
+    if (claim !== undefined && now - claim.since < PAGE_REVALIDATION_MS && now - page.freshUntil < (this.options.staleWhileRevalidateMs ?? 0)) return page
     return undefined
   }
 
@@ -175,23 +175,23 @@ export class PageCache {
   /**
    * Called on a miss by the request that will render the page: when a page
    * past its TTL (within the window) is there, this request now renders it
-   * again, and until it is stored or `revalidated` is called (or
-   * PAGE_REVALIDATION_MS passed) the others get the stale page. True when
-   * this request claimed it.
+   * again, and until it is stored or the returned release is called (or
+   * PAGE_REVALIDATION_MS passed) the others get the stale page. The release
+   * ends this claim only: after a lapse another request's claim stands.
+   * Undefined when there is nothing to claim.
    */
-  claimRevalidation(key: string): boolean {
+  claimRevalidation(key: string): (() => void) | undefined {
     const page = this.lru.get(key)
-    if (!page) return false
+    if (!page) return undefined
     const now = this.now()
-    if (now - page.freshUntil >= (this.options.staleWhileRevalidateMs ?? 0)) return false
-    page.revalidatingSince = now
-    return true
-  }
-
-  /** The render that claimed a page's revalidation is over (stored or not): the next request past the TTL may try again. */
-  revalidated(key: string): void {
-    const page = this.lru.get(key)
-    if (page) page.revalidatingSince = undefined
+    if (now - page.freshUntil >= (this.options.staleWhileRevalidateMs ?? 0)) return undefined
+    const claim = { since: now }
+    page.revalidation = claim
+    return () => {
+      // The entry now: attaching its variants replaces the page object with a copy that carries the same claim.
+      const current = this.lru.peek(key)
+      if (current?.revalidation === claim) current.revalidation = undefined
+    }
   }
 
   /** Drops a key's page (the path now redirects, or no longer renders as a page). */

@@ -155,7 +155,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const status = cached === undefined ? 'MISS' : app.pageCache.isStale(cached) ? 'STALE' : 'HIT'
     app.pageCacheLookups(status)
     if (!cached) {
-      if (visit.storable && app.pageCache.claimRevalidation(cacheKey)) reply.raw.once('close', () => app.pageCache.revalidated(cacheKey))
+      const release = visit.storable ? app.pageCache.claimRevalidation(cacheKey) : undefined
+      if (release) reply.raw.once('close', release)
       return undefined
     }
     abandonRender(visit)

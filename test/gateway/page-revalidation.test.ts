@@ -53,14 +53,15 @@ t.test('past the TTL: one request claims the render, the others get the stale pa
 
   clock.now += 1500
   t.equal(cache.get('/'), undefined, 'expired and nobody renders it: a miss')
-  t.equal(cache.claimRevalidation('/'), true, 'the request that missed renders it again')
+  const release = cache.claimRevalidation('/')
+  t.type(release, 'function', 'the request that missed renders it again')
   const meanwhile = cache.get('/')
   t.equal(meanwhile, stored, 'the others get the stored page')
   t.ok(meanwhile && cache.isStale(meanwhile), 'marked stale')
 
-  cache.revalidated('/')
+  release?.()
   t.equal(cache.get('/'), undefined, 'that render ended without storing: the next request renders it')
-  t.equal(cache.claimRevalidation('/'), true)
+  t.type(cache.claimRevalidation('/'), 'function')
 
   cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>nieuw</p>'))
   const renewed = cache.get('/')
@@ -72,24 +73,41 @@ t.test('a claim lapses after PAGE_REVALIDATION_MS, and nothing is served stale p
   const { cache, clock } = cacheWithClock(PAGE_REVALIDATION_MS * 3)
   cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
   clock.now += 1001
-  t.equal(cache.claimRevalidation('/'), true)
+  const lapsing = cache.claimRevalidation('/')
+  t.type(lapsing, 'function')
   clock.now += PAGE_REVALIDATION_MS - 1
   t.ok(cache.get('/'), 'still served while the render may be running')
   clock.now += 1
   t.equal(cache.get('/'), undefined, 'a render that never said it ended holds the others off no longer')
-  t.equal(cache.claimRevalidation('/'), true, 'another request may try')
+  t.type(cache.claimRevalidation('/'), 'function', 'another request may try')
+  lapsing?.()
+  t.ok(cache.get('/'), "the lapsed render's late end leaves the new claim standing: the others still get the page")
 
   clock.now += PAGE_REVALIDATION_MS * 2
   t.equal(cache.get('/'), undefined, 'past the stale-while-revalidate window: a miss')
-  t.equal(cache.claimRevalidation('/'), false, 'and no claim: every request renders, as without the window')
+  t.equal(cache.claimRevalidation('/'), undefined, 'and no claim: every request renders, as without the window')
   t.ok(cache.stale('/'), 'the page is still kept to stand in when no renderer answers')
+})
+
+t.test("a claim ends with its render even when the page's variants were attached meanwhile", async (t) => {
+  const { cache, clock } = cacheWithClock(5000)
+  // Big enough to be encoded (gzip and brotli, off the event loop): attaching them stores a copy of the page.
+  cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from(`<p>${'oud '.repeat(2000)}</p>`))
+  clock.now += 1500
+  const release = cache.claimRevalidation('/')
+  const claimed = cache.get('/')
+  await cache.idle()
+  const encoded = cache.get('/')
+  t.ok(encoded?.brotli && encoded !== claimed, 'the variants came while the page was claimed, on a copy of it')
+  release?.()
+  t.equal(cache.get('/'), undefined, 'the render is over: the next request renders it, not STALE for PAGE_REVALIDATION_MS')
 })
 
 t.test('with no stale-while-revalidate window a page past its TTL is never served from the cache', async (t) => {
   const { cache, clock } = cacheWithClock(0)
   cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
   clock.now += 1001
-  t.equal(cache.claimRevalidation('/'), false)
+  t.equal(cache.claimRevalidation('/'), undefined)
   t.equal(cache.get('/'), undefined)
 })
 
@@ -175,7 +193,7 @@ t.test('the stale-if-error window stays its own when it is the shorter one', asy
   const cache = new PageCache({ maxEntries: 10, maxBytes: 1024 * 1024, ttlMs: 1000, staleIfErrorMs: 0, staleWhileRevalidateMs: 5000, now: () => clock.now })
   cache.store(cache.ticket(), '/', 200, HEADERS, Buffer.from('<p>oud</p>'))
   clock.now += 1001
-  t.equal(cache.claimRevalidation('/'), true, 'kept for the revalidation window')
+  t.type(cache.claimRevalidation('/'), 'function', 'kept for the revalidation window')
   t.ok(cache.get('/'), 'served stale while it is rendered again')
   t.equal(cache.stale('/'), undefined, 'but never to stand in for a failed render: CACHE_STALE_IF_ERROR_MS=0')
 })
