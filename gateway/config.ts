@@ -20,6 +20,7 @@ import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
+import { DEFAULT_CLIENT_IPV6_PREFIX_BITS } from './http/client-key.ts'
 import { checkProxyAddress, type TrustProxy } from './http/trust-proxy.ts'
 import { parseRedirects } from './pages/redirects.ts'
 
@@ -55,6 +56,8 @@ export interface GatewayConfig {
    * believe (client address for rate limits, HTTPS for HSTS).
    */
   trustProxy: TrustProxy
+  /** How many leading bits of an IPv6 address are one client for every per-client budget (an IPv4 address is one client). */
+  clientIpv6PrefixBits: number
   /** Where the renderer(s) listen. */
   rendererUrls: URL[]
   /** How often each renderer's /healthz is checked (a failing one is skipped until it passes). */
@@ -264,6 +267,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     internalPort: readInteger(env, 'INTERNAL_PORT', 3100, 0, 65535),
     readinessCacheMs: readInteger(env, 'READINESS_CACHE_MS', 2000, 0, 60_000),
     trustProxy: readTrustProxy(env),
+    clientIpv6PrefixBits: readInteger(env, 'CLIENT_IPV6_PREFIX', DEFAULT_CLIENT_IPV6_PREFIX_BITS, 16, 128),
     rendererUrls: readUrlList(env, 'RENDERER_URL', 'http://127.0.0.1:3001'),
     rendererProbeIntervalMs: readInteger(env, 'RENDERER_PROBE_INTERVAL_MS', 2000, 100, 60_000),
     rendererDnsRefreshMs: readInteger(env, 'RENDERER_DNS_REFRESH_MS', 5000, 100, 300_000),

@@ -29,7 +29,7 @@ export class PreviewLimit {
   private readonly count: ReturnType<FastifyInstance['createRateLimit']>
 
   constructor(app: FastifyInstance, max: number, windowMs: number) {
-    this.count = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: (request) => this.chargedTo.get(request) ?? request.ip })
+    this.count = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: (request) => this.chargedTo.get(request) ?? request.client })
   }
 
   /** Counts a preview page; undefined when it may go on, else the seconds until the client may preview again. */
@@ -56,7 +56,7 @@ export class PreviewLimit {
     if (render) {
       render.renders++
       render.free += PAYLOADS_PER_RENDER
-    } else this.renders.set(request.id, { client: request.ip, free: PAYLOADS_PER_RENDER, renders: 1 })
+    } else this.renders.set(request.id, { client: request.client, free: PAYLOADS_PER_RENDER, renders: 1 })
   }
 
   done(request: FastifyRequest): void {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { API_PATH, CACHE_STATUS_HEADER } from '../../shared/constants.ts'
 import { BadRequestError, UnsupportedMediaTypeError } from '../errors.ts'
 import { markPrivate, resolveToken } from '../preview/tokens.ts'
@@ -11,7 +11,7 @@ interface GraphQLBody {
 
 /** POST /api: the allowlisted GraphQL operations of the product, with the variables they declare, cached apart from the pages. */
 export async function apiRoutes(app: FastifyInstance): Promise<void> {
-  const rateLimit = { max: app.config.rateLimit.apiMax, timeWindow: app.config.rateLimit.windowMs }
+  const rateLimit = { max: app.config.rateLimit.apiMax, timeWindow: app.config.rateLimit.windowMs, keyGenerator: (request: FastifyRequest) => request.client }
   app.post(API_PATH, { config: { rateLimit } }, async (request, reply) => {
     if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
       throw new UnsupportedMediaTypeError()

@@ -64,13 +64,13 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   const failures = new PurgeFailures(app.config.rateLimit.purgeMax, app.config.rateLimit.windowMs)
   // Before the body is read: a refused caller costs no parsing.
   const checkSecret = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const lockedFor = failures.lockedFor(request.ip)
+    const lockedFor = failures.lockedFor(request.client)
     if (lockedFor > 0) {
       reply.header('retry-after', String(lockedFor))
       throw new PurgeLockedError(lockedFor)
     }
     if (!sameSecret(request.headers[PURGE_SECRET_HEADER], secret)) {
-      failures.fail(request.ip)
+      failures.fail(request.client)
       throw new PurgeSecretError()
     }
   }

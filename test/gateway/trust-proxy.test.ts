@@ -74,3 +74,11 @@ t.test('TRUST_PROXY takes a hop count or proxy addresses; true is refused', asyn
   t.same(loadGatewayConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.1' }).trustProxy, { addresses: ['10.0.0.0/8', '192.168.1.1'] })
   t.throws(() => loadGatewayConfig({ TRUST_PROXY: '10.0.0.0/8,nginx' }), { name: 'ConfigError', message: /"nginx"/ })
 })
+
+t.test('an IPv6 client is its /64: addresses of one prefix share one limit, another prefix has its own', async (t) => {
+  const sameprefix: number[] = []
+  for (let i = 0; i < LIMIT + 2; i++) sameprefix.push(await apiStatus(hops, `2001:db8:5:7::${(i + 1).toString(16)}:${i}`))
+  t.same(sameprefix, limitedAfter(LIMIT), 'rotating the last 64 bits does not make a new client')
+  t.equal(await apiStatus(hops, '2001:db8:5:8::1'), 400, 'the next /64 is another client')
+  t.equal(await apiStatus(hops, '::ffff:192.0.2.77'), 400, 'an IPv4-mapped address is its IPv4 client')
+})

@@ -4,6 +4,7 @@ import type { RequestLogController } from '../../../shared/logging.ts'
 import type { FastPath } from '../../cache/page-cache-hits.ts'
 import buildInfo from './build-info.ts'
 import cacheStatus from './cache-status.ts'
+import client from './client.ts'
 import craft from './craft.ts'
 import drain from './drain.ts'
 import embeddedCms from './embedded-cms.ts'
@@ -29,6 +30,7 @@ export interface AppPluginOptions {
 
 /** The gateway's own capabilities in the order they need each other: the hooks every answer goes through first, then the services. */
 const APP_PLUGINS: FastifyPluginAsync<AppPluginOptions>[] = [
+  client,
   metrics,
   drain,
   requestTracing,
