@@ -20,7 +20,7 @@ export function JobsScreen({ payload }: ScreenProps) {
               </Card>
             )
           })}
-          <Card title="Open sollicitatie" href="/werken-bij/open-sollicitatie" intro="Staat uw functie er niet bij? Stuur ons een open sollicitatie." />
+          <Card title="Open sollicitatie" href="/werken-bij/open-sollicitatie" intro="Staat jouw functie er niet bij? Stuur ons een open sollicitatie." />
         </ul>
       </section>
     </SingleWithEntries>
