@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { LinkedText } from './linked-text.tsx'
 
 /**
  * One card of a `.cards` list: a heading (a link to the entry when it has a
@@ -25,7 +26,11 @@ export function Card({
     <li id={id} className="card">
       <Heading>{href === undefined ? title : <a href={href}>{title}</a>}</Heading>
       {children}
-      {intro ? <p>{intro}</p> : null}
+      {intro ? (
+        <p>
+          <LinkedText text={intro} />
+        </p>
+      ) : null}
     </li>
   )
 }

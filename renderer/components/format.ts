@@ -65,12 +65,4 @@ export function pathOfUri(uri: string | null | undefined): string {
   return `/${uri}`
 }
 
-/** A phone number that never breaks across lines: non-breaking spaces and hyphens. */
-export function phoneText(phone: string): string {
-  return phone.replace(/ /g, '\u00a0').replace(/-/g, '\u2011')
-}
-
-/** The tel: address of a written phone number. */
-export function telHref(phone: string): string {
-  return `tel:${phone.replace(/[^0-9+]/g, '')}`
-}
+export { phoneText, telHref } from '../../shared/contact-links.ts'

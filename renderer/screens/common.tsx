@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
 import type { EntryData, SinglePage } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
+import { LinkedText } from '../components/linked-text.tsx'
 import { RichText } from '../components/rich-text.tsx'
 import { dataOf } from './types.ts'
 
@@ -13,7 +14,11 @@ export function PageIntro({ title, intro, children }: { title: string; intro?: s
     <header className="page-intro">
       <div className="container">
         <h1>{title}</h1>
-        {intro ? <p className="lead">{intro}</p> : null}
+        {intro ? (
+          <p className="lead">
+            <LinkedText text={intro} />
+          </p>
+        ) : null}
         {children}
       </div>
     </header>

@@ -1,6 +1,7 @@
 import type { Establishment } from '../../shared/content-types.ts'
 import { PhoneAndEmail, PostalAddress } from '../components/contact-details.tsx'
 import { OpeningHours } from '../components/description-list.tsx'
+import { LinkedText } from '../components/linked-text.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
 
@@ -11,7 +12,11 @@ export function EstablishmentList({ offices, headingLevel = 2 }: { offices: Esta
       {offices.map((office) => (
         <li key={office.id} id={office.slug} className="office card">
           <Heading>{office.title}</Heading>
-          {office.intro ? <p>{office.intro}</p> : null}
+          {office.intro ? (
+            <p>
+              <LinkedText text={office.intro} />
+            </p>
+          ) : null}
           <PostalAddress street={office.street} postalCode={office.postalCode} city={office.city} />
           <PhoneAndEmail phone={office.phone} email={office.email} />
           <OpeningHours rows={office.openingHours} />

@@ -3,6 +3,7 @@ import type { EntriesData, EntryData, HomePage, LatestArticle } from '../../shar
 import { scriptJson } from '../../shared/script-json.ts'
 import { Card } from '../components/card.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
+import { LinkedText } from '../components/linked-text.tsx'
 import { RichText } from '../components/rich-text.tsx'
 import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
 import { type DeferredData, type ScreenProps, dataOf, entriesOf } from './types.ts'
@@ -49,7 +50,11 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
       <header className="hero">
         <div className="container">
           <h1>{page.title}</h1>
-          {page.intro ? <p className="lead">{page.intro}</p> : null}
+          {page.intro ? (
+            <p className="lead">
+              <LinkedText text={page.intro} />
+            </p>
+          ) : null}
           {page.ctaLinkUrl ? (
             <p>
               <a className="button" href={page.ctaLinkUrl}>
@@ -83,7 +88,11 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
         {page.ctaHeading ? (
           <section aria-labelledby="home-schade" className="section cta">
             <h2 id="home-schade">{page.ctaHeading}</h2>
-            {page.ctaText ? <p>{page.ctaText}</p> : null}
+            {page.ctaText ? (
+              <p>
+                <LinkedText text={page.ctaText} />
+              </p>
+            ) : null}
             {page.ctaLinkUrl ? (
               <a className="button" href={page.ctaLinkUrl}>
                 {page.ctaLinkLabel ?? 'Schade melden'}

@@ -3,6 +3,7 @@ import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { ContentImage } from '../components/content-image.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
+import { LinkedText } from '../components/linked-text.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
@@ -42,7 +43,11 @@ export function TopicalScreen({ payload }: ScreenProps) {
                 <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
                 {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
               </p>
-              {article.intro ? <p>{article.intro}</p> : null}
+              {article.intro ? (
+                <p>
+                  <LinkedText text={article.intro} />
+                </p>
+              ) : null}
             </li>
           )
         })}

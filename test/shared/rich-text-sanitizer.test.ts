@@ -34,3 +34,19 @@ t.test('the memo answers text seen before without sanitising it again, within it
   sanitize(dirty)
   t.equal(asked.filter((html) => html === dirty).length, 2, 'pushed out by newer text once the bound is reached')
 })
+
+t.test('Dutch phone numbers and e-mail addresses in rich text become links, E.164 for the numbers and never broken over lines; links the editor made stay as they are', async (t) => {
+  t.equal(
+    sanitizeRichText('<p>Bel 088 - 123 45 99 of mail <strong>schade@havenborg.nl</strong>.</p>'),
+    '<p>Bel <a href="tel:+31881234599">088\u00a0\u2011\u00a0123\u00a045\u00a099</a> of mail <strong><a href="mailto:schade@havenborg.nl">schade@havenborg.nl</a></strong>.</p>',
+  )
+  const linked = '<p><a href="tel:0881234500">Bel <em>088 - 123 45 00</em></a> of <a href="mailto:info@havenborg.nl">info@havenborg.nl</a></p>'
+  t.equal(sanitizeRichText(linked), linked, 'inside a link, nested or not, nothing is added')
+  const clean = sanitizeRichText('<p>Bel 06 12345678, +31 38 123 45 67 of x.y@sub.example.nl</p>')
+  t.equal(sanitizeRichText(clean), clean, 'cleaning clean text changes nothing (the memo and the renderer clean it again)')
+  t.match(clean, /href="tel:\+31612345678"/)
+  t.match(clean, /href="tel:\+31381234567"/)
+  t.match(clean, /href="mailto:x.y@sub.example.nl"/)
+  const numbers = '<p>KvK 08123456, AFM 12045678, Kifid 300.012345, IBAN NL91ABNA0417164300, 2026-11-26, 8021 EV</p>'
+  t.equal(sanitizeRichText(numbers), numbers, 'registration numbers, an IBAN, a date and a postcode are no phone numbers')
+})
