@@ -124,7 +124,7 @@ ${ENTRY_BASE}`,
 }
 ${ENTRY_BASE}`,
     ServiceList: `query ServiceList($site: [String]) {
-  entries(section: "${CHANNELS.services.section}", site: $site, orderBy: "title ASC") {
+  entries(section: "${CHANNELS.services.section}", site: $site) {
     ...EntryBase ... on ${service} { intro }
   }
 }

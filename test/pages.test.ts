@@ -76,6 +76,11 @@ t.test('the overviews link every job, article and service', async (t) => {
   for (const slug of slugsOf(store, 'jobs')) t.match(jobs.html, `href="/jobs/${slug}"`, `jobs overview links ${slug}`)
   const services = await get('/onze-dienstverlening')
   for (const slug of FIXED_SERVICE_PAGES) t.match(services.html, `href="/onze-dienstverlening/${slug}"`)
+  // Services is a Structure section: its order is the editors' (Craft's `lft`), not the titles' alphabet.
+  const listed = [...services.html.matchAll(/href="\/onze-dienstverlening\/([a-z-]+)"/g)].map((match) => match[1])
+  const structured = [...store.findEntries({ section: ['services'] }, undefined)].sort((a, b) => (a.lft ?? 0) - (b.lft ?? 0)).map((entry) => entry.slug)
+  t.same([...new Set(listed)], structured, 'the services overview lists them in structure order')
+  t.equal(listed[0], 'schade-melden', 'damage first')
   const topical = await get('/actueel')
   t.match(topical.html, 'href="/topical/', 'news overview links articles')
   const secondPage = await get('/actueel?pagina=2')

@@ -15,6 +15,8 @@ export interface StoredEntry {
   enabled: boolean
   /** Craft's native authors (user ids); the first is `author`. */
   authorIds?: string[]
+  /** An entry of a Structure section: its place in the structure (Craft's `lft`), the order its entries come in unless asked otherwise. */
+  lft?: number
   fields: Record<string, unknown>
 }
 
@@ -79,7 +81,7 @@ function replaceProduct<T>(value: T, product: string): T {
   return value
 }
 
-const SORTABLE = new Set(['postDate', 'dateUpdated', 'title', 'slug', 'id'])
+const SORTABLE = new Set(['postDate', 'dateUpdated', 'title', 'slug', 'id', 'lft'])
 
 function compareBy(orderBy: string): (a: StoredEntry, b: StoredEntry) => number {
   const parts = orderBy
@@ -89,9 +91,9 @@ function compareBy(orderBy: string): (a: StoredEntry, b: StoredEntry) => number 
     .filter(({ field }) => SORTABLE.has(field))
   return (a, b) => {
     for (const { field, descending } of parts) {
-      const left = String(a[field as keyof StoredEntry] ?? '')
-      const right = String(b[field as keyof StoredEntry] ?? '')
-      const order = left.localeCompare(right, 'nl')
+      const left = a[field as keyof StoredEntry] ?? ''
+      const right = b[field as keyof StoredEntry] ?? ''
+      const order = typeof left === 'number' && typeof right === 'number' ? left - right : String(left).localeCompare(String(right), 'nl')
       if (order !== 0) return descending ? -order : order
     }
     return 0
@@ -201,7 +203,9 @@ export class ContentStore {
         matches(query.id?.map(String), entry.id) &&
         (!related || this.relatedIds(entry).some((id) => related.has(id))),
     )
-    result = [...result].sort(compareBy(query.orderBy ?? 'postDate DESC'))
+    // Craft's default: a Structure section's entries in structure order, any other section's newest first.
+    const structured = result.length > 0 && result.every((entry) => entry.lft !== undefined)
+    result = [...result].sort(compareBy(query.orderBy ?? (structured ? 'lft ASC' : 'postDate DESC')))
     const offset = Math.max(0, query.offset ?? 0)
     const limit = query.limit === null || query.limit === undefined || query.limit < 0 ? undefined : query.limit
     return result.slice(offset, limit === undefined ? undefined : offset + limit)
