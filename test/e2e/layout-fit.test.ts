@@ -86,6 +86,56 @@ t.test('no page scrolls sideways, at any width', async (t) => {
   t.same(tooWide, [], `${paths.length} pages at ${WIDTHS.join(', ')} px: none is wider than the window`)
 })
 
+/** What breaks the page's rows at this width: a card grid with an empty place in a row, opening hours wrapped inside a time, the last crumb alone on a line. */
+const brokenRows = (page: Page): Promise<string[]> =>
+  page.evaluate(() => {
+    const problems: string[] = []
+    for (const list of document.querySelectorAll<HTMLElement>('.cards, .offices')) {
+      const box = list.getBoundingClientRect()
+      const rows = new Map<number, { left: number; right: number }>()
+      for (const item of list.children) {
+        const rect = item.getBoundingClientRect()
+        const row = rows.get(Math.round(rect.top)) ?? { left: Infinity, right: -Infinity }
+        rows.set(Math.round(rect.top), { left: Math.min(row.left, rect.left), right: Math.max(row.right, rect.right) })
+      }
+      for (const [top, row] of rows) if (row.left - box.left > 1 || box.right - row.right > 1) problems.push(`.${list.className} row at ${top}: ${row.left}–${row.right} of ${box.left}–${box.right}`)
+    }
+    for (const hours of document.querySelectorAll('.opening-hours dd')) {
+      const range = document.createRange()
+      range.selectNodeContents(hours)
+      const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)))
+      if (lines.size > 1) problems.push(`opening hours "${hours.textContent}" on ${lines.size} lines`)
+    }
+    const crumbs = [...document.querySelectorAll('.breadcrumbs li')]
+    const [previous, last] = crumbs.slice(-2)
+    if (previous && last) {
+      const ends = [...previous.getClientRects()].at(-1)
+      const starts = last.getClientRects()[0]
+      if (ends && starts && Math.abs(ends.top - starts.top) > 1) problems.push(`the last crumb "${last.textContent}" starts a line of its own`)
+    }
+    return problems
+  })
+
+t.test('grids fill their rows, opening hours never wrap inside a time, the last crumb is never alone on a line: at every width', async (t) => {
+  const context = await browser.newContext()
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  const broken: string[] = []
+  let grids = 0
+  for (const path of paths) {
+    await page.setViewportSize({ width: 320, height: HEIGHT })
+    await page.goto(`${system.url}${path}`)
+    await hydrated(page)
+    grids += await page.locator('.cards, .offices').count()
+    for (const width of [...WIDTHS, 1366]) {
+      await page.setViewportSize({ width, height: HEIGHT })
+      for (const problem of await brokenRows(page)) broken.push(`${path} at ${width} px: ${problem}`)
+    }
+  }
+  t.ok(grids > 5, `${grids} grids measured`)
+  t.same(broken, [], `${paths.length} pages`)
+})
+
 for (const dpr of [1, 2]) {
   t.test(`at device pixel ratio ${dpr}: no image is shown wider than its file`, async (t) => {
     // The images are in the server's HTML and hydration keeps them: without the client's script each load is quicker.
