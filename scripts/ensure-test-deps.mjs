@@ -1,6 +1,7 @@
 // Installs what the tests need from Debian's packages when it is missing:
 // chromium for the browser tests, nginx and wrk for the benchmark's smoke
-// run, redis-server for the shared cache tier's tests. Runs once before the
+// run, redis-server for the shared cache tier's tests, poppler-utils
+// (pdftotext) to read printed pages sheet by sheet. Runs once before the
 // test runner.
 import { execSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -10,6 +11,7 @@ const needed = [
   { binary: '/usr/sbin/nginx', pkg: 'nginx-light' },
   { binary: '/usr/bin/wrk', pkg: 'wrk' },
   { binary: '/usr/bin/redis-server', pkg: 'redis-server' },
+  { binary: '/usr/bin/pdftotext', pkg: 'poppler-utils' },
 ].filter(({ binary }) => !existsSync(binary))
 if (needed.length > 0) {
   const names = needed.map(({ pkg }) => pkg).join(' ')
