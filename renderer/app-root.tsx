@@ -29,11 +29,26 @@ interface TitledEntry {
   image?: { url: string; shareUrl?: string | null }[]
 }
 
-/** Search results cut titles at about 60 to 70 characters: the suffix goes when it does not fit. */
-const MAX_TITLE_LENGTH = 65
+/** Search results and browser tabs cut titles at about 60 to 70 characters. */
+export const MAX_TITLE_LENGTH = 65
+const ELLIPSIS = '…'
+
+/** The home page's title: the brand, and its tagline when both fit. */
 function withinTitleLength(title: string, suffix: string | null | undefined): string {
   const full = suffix ? `${title} | ${suffix}` : title
   return full.length <= MAX_TITLE_LENGTH ? full : title
+}
+
+/** A page's title with the brand after it: a title too long is cut (at a word, with an ellipsis), never the brand. */
+export function brandedTitle(title: string, brand: string): string {
+  const full = `${title} | ${brand}`
+  if (full.length <= MAX_TITLE_LENGTH) return full
+  const room = MAX_TITLE_LENGTH - ` | ${brand}`.length - ELLIPSIS.length
+  if (room < 10) return title.length <= MAX_TITLE_LENGTH ? title : `${title.slice(0, MAX_TITLE_LENGTH - 1).trimEnd()}${ELLIPSIS}`
+  const cut = title.slice(0, room + 1)
+  const atWord = cut.lastIndexOf(' ')
+  const kept = (atWord > room / 2 ? cut.slice(0, atWord) : cut.slice(0, room)).replace(/[\s,;:–-]+$/, '')
+  return `${kept}${ELLIPSIS} | ${brand}`
 }
 
 /** Title and description of a page, from its own entry. */
@@ -42,11 +57,11 @@ export function pageMeta(payload: PagePayload): PageMeta {
   const company = site?.companyName ?? FALLBACK_COMPANY_NAME
   if (payload.screen === 'error') {
     const heading = payload.status === 404 ? payload.notFound?.title || NOT_FOUND_FALLBACK_HEADING : GENERIC_ERROR_HEADING
-    return { title: withinTitleLength(heading, company), heading, description: undefined, noindex: true, canonicalUrl: undefined, image: undefined }
+    return { title: brandedTitle(heading, company), heading, description: undefined, noindex: true, canonicalUrl: undefined, image: undefined }
   }
   const entry =
     (payload.data.page as EntryData<TitledEntry> | undefined)?.entry ?? (payload.data.entry as EntryData<TitledEntry> | undefined)?.entry
-  const title = payload.screen === 'home' ? withinTitleLength(company, site?.tagline) : withinTitleLength(entry?.title ?? company, company)
+  const title = payload.screen === 'home' ? withinTitleLength(company, site?.tagline) : entry ? brandedTitle(entry.title, company) : company
   const canonicalUrl = payload.canonicalPath
     ? `${payload.siteUrl}${payload.canonicalPath}${payload.page > 1 ? `?${PAGE_QUERY_PARAM}=${payload.page}` : ''}`
     : undefined

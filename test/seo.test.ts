@@ -58,6 +58,20 @@ t.test('alias pairs share one canonical address; every page has title, descripti
   t.equal(canonicalOf(second.html), `${SITE}/actueel?pagina=2`, 'a list page keeps its page number')
 })
 
+t.test('every page of the sitemap names the brand in its title, within 65 characters: a long title is cut, never the brand', async (t) => {
+  const sitemap = (await get('/sitemap.xml')).html
+  const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '').pathname)
+  let cut = 0
+  for (const path of paths) {
+    const title = decodeEntities(/<title>([^<]*)<\/title>/.exec((await get(path)).html)?.[1] ?? '')
+    t.ok(title.length <= 65, `${path}: "${title}" (${title.length})`)
+    if (path === '/') t.match(title, /^Havenborg Assurantiën/, 'the home page begins with the brand')
+    else t.match(title, / \| Havenborg Assurantiën$/, `${path}: ends with the brand`)
+    if (title.includes('…')) cut++
+  }
+  t.ok(cut >= 1, `${cut} long title(s) cut before the brand`)
+})
+
 t.test('structured data', async (t) => {
   const home = jsonLd((await get('/')).html)
   const agency = home.find((item) => item['@type'] === 'InsuranceAgency')
