@@ -11,8 +11,9 @@ import { bounded, nextEvent, startSharedPair, tierOf, tierState } from '../helpe
  * paused (SIGSTOP) still runs when Redis resumes. Nobody works on that lock, so
  * another gateway that misses the key must not wait REDIS_LOCK_MS for it: set to
  * 30 s here, past the tests' give-up bound, so that waiting for it fails the test.
+ * Commands time out after 1 s: only the pause makes them, not a loaded machine.
  */
-const pair = await startSharedPair({ REDIS_LOCK_MS: '30000', REDIS_COMMAND_TIMEOUT_MS: '300' })
+const pair = await startSharedPair({ REDIS_LOCK_MS: '30000', REDIS_COMMAND_TIMEOUT_MS: '1000' })
 t.teardown(() => pair.close())
 const key = queryCacheKey(createOperations(DEFAULT_SITE_HANDLE).ServiceList, { site: DEFAULT_SITE_HANDLE })
 const lockKey = `${DEFAULT_SITE_HANDLE}:l:${key}`
