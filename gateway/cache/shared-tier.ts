@@ -267,10 +267,10 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   /**
    * One CMS request per key across gateways: the gateway that gets the lock
    * loads and stores; the others wait for a fresh entry or the outcome it
-   * leaves in the lock. A lock is a lease of LEASE_MS
-   * that its holder renews while it loads, for at most lockMs: one that
-   * nobody renews lapses within LEASE_MS and the next waiter takes it; a
-   * waiter that has waited lockMs (or loses Redis) loads by itself.
+   * leaves in the lock. A lock is a lease of LEASE_MS that its holder renews
+   * while it loads, for at most lockMs: one that nobody renews lapses within
+   * LEASE_MS and the next waiter takes it; a waiter that has waited lockMs
+   * (or loses Redis) loads by itself.
    */
   async loadOnce(key: string, rules: SharedEntryRules, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }> {
     const direct = async () => ({ entry: await load(), fromShared: false })
@@ -381,7 +381,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
           },
           (error: Error) => this.failed(error),
         )
-        .finally(() => (renewing = false))
+        .finally(() => {
+          renewing = false
+        })
     }, RENEW_MS)
     timer.unref()
     return stop
