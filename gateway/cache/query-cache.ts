@@ -58,11 +58,18 @@ export interface LoadedEntry extends SharedEntry {
   storable: boolean
 }
 
+/** What the shared tier needs to know to use an entry it holds. */
+export interface SharedEntryRules {
+  isFresh: (fetchedAt: number) => boolean
+  /** Whether an answer is one this cache stores (CachePolicy.storable): an entry that is not came from elsewhere and is refused. */
+  accepts: (answer: UpstreamAnswer) => boolean
+}
+
 export interface SharedStore {
-  /** The entry of a key; undefined when there is none or the tier fails. */
-  read(key: string): Promise<SharedEntry | undefined>
+  /** The entry of a key if it passes `accepts` and its own checks; undefined when there is none, it is refused or the tier fails. */
+  read(key: string, accepts: (answer: UpstreamAnswer) => boolean): Promise<SharedEntry | undefined>
   /** Loads under a lock shared by all gateways, or takes what the gateway holding the lock got. */
-  loadOnce(key: string, isFresh: (fetchedAt: number) => boolean, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }>
+  loadOnce(key: string, rules: SharedEntryRules, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }>
 }
 
 /**
@@ -186,7 +193,7 @@ export class QueryCache {
       const storable = policy.storable(answer)
       return { answer, fetchedAt: this.now(), tags: storable ? tagsOf(answer, policy) : [], storable }
     }
-    const promise = (this.options.shared ? this.throughShared(this.options.shared, key, loaded, purpose, generation) : this.fromUpstream(key, loaded, generation)).finally(() =>
+    const promise = (this.options.shared ? this.throughShared(this.options.shared, key, loaded, policy, purpose, generation) : this.fromUpstream(key, loaded, generation)).finally(() =>
       this.inflight.delete(key),
     )
     this.inflight.set(key, { answer: promise, waiting: purpose === 'miss' ? 1 : 0 })
@@ -204,8 +211,17 @@ export class QueryCache {
    * fresh (or stale within the window, for a miss), else one upstream request
    * among all gateways, with the shared entry standing in if that fails.
    */
-  private async throughShared(shared: SharedStore, key: string, loaded: () => Promise<LoadedEntry>, purpose: 'miss' | 'refresh', generation: number): Promise<CacheLookup> {
-    const found = await shared.read(key)
+  private async throughShared(
+    shared: SharedStore,
+    key: string,
+    loaded: () => Promise<LoadedEntry>,
+    policy: CachePolicy,
+    purpose: 'miss' | 'refresh',
+    generation: number,
+  ): Promise<CacheLookup> {
+    // Redis holds whatever was written there: an entry counts only if it is an answer this cache would have stored.
+    const accepts = policy.storable
+    const found = await shared.read(key, accepts)
     const now = this.now()
     const freshUntil = found ? found.fetchedAt + this.options.ttlMs : 0
     if (found && (now < freshUntil || (purpose === 'miss' && now < freshUntil + this.options.staleWhileRevalidateMs))) {
@@ -215,7 +231,7 @@ export class QueryCache {
     const fallback = found && now < freshUntil + this.options.staleIfErrorMs ? found : undefined
     let result: { entry: LoadedEntry; fromShared: boolean }
     try {
-      result = await shared.loadOnce(key, (fetchedAt) => this.now() < fetchedAt + this.options.ttlMs, loaded)
+      result = await shared.loadOnce(key, { isFresh: (fetchedAt) => this.now() < fetchedAt + this.options.ttlMs, accepts }, loaded)
     } catch (error) {
       if (fallback) return { answer: fallback.answer, status: 'STALE', tags: fallback.tags }
       throw error

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { UpstreamAnswer } from '../craft/client.ts'
 import { describeUpstreamError, errorFromDescription } from '../errors.ts'
-import type { LoadedEntry, SharedEntry, SharedStore } from './query-cache.ts'
+import type { LoadedEntry, SharedEntry, SharedEntryRules, SharedStore } from './query-cache.ts'
 
 export interface SharedTierOptions {
   url: URL
@@ -36,10 +36,23 @@ export interface SharedTierEvents {
   locked: [key: string]
   /** Another gateway holds the lock of a key: this one waits for its answer. */
   waiting: [key: string]
+  /** This gateway, still asking the CMS, extended the lease of its lock on a key. */
+  renewed: [key: string]
+  /** An entry in Redis failed the checks a CMS answer passes: dropped, and the key is loaded as on a miss. */
+  refused: [key: string, reason: string]
 }
 
 /** Lock waiters look again this often. */
 const POLL_MS = 20
+/**
+ * A lock is a lease this long, extended every RENEW_MS by the gateway holding it while its CMS call runs (for at
+ * most lockMs). A lock nobody works on lapses within it: that of a gateway that died, or one set by a lock command
+ * that timed out here but still ran in Redis later (a paused Redis resumed), which nobody renews.
+ */
+const LEASE_MS = 500
+const RENEW_MS = 100
+/** How far in the future an entry's fetch time may lie, for clocks of gateways that differ a little. */
+const CLOCK_SKEW_MS = 2000
 /** A finished flight that stored nothing leaves its answer or error in the lock this long, for those that waited on it. */
 const OUTCOME_MS = 500
 /** Failures in a row after which Redis is left alone for PAUSE_MS, so a hanging Redis costs one timeout per pause, not one per request. */
@@ -69,6 +82,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 1`
 
+/** Extends the lock's lease, if the lock is still ours; 1 when it was. */
+const RENEW_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`
+
+/** Deletes a refused entry, unless another gateway has stored a new one since it was read. */
+const DROP_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`
+
 /** Drops the entries of the given tag sets and the sets, bumps the purge epoch and announces it. */
 const PURGE_TAGS_SCRIPT = `
 local epoch = redis.call('INCR', KEYS[1])
@@ -85,6 +108,8 @@ return count`
 interface TierCommands {
   storeEntry(...args: (string | number)[]): Promise<unknown>
   settleLock(key: string, token: string, outcome: string, ms: number): Promise<unknown>
+  renewLock(key: string, token: string, ms: number): Promise<number>
+  dropEntry(key: string, stored: string): Promise<unknown>
   purgeTags(...args: (string | number)[]): Promise<number>
 }
 
@@ -93,18 +118,44 @@ function encode(entry: SharedEntry): string {
   return `${JSON.stringify([entry.fetchedAt, entry.answer.status, entry.tags])}\n${entry.answer.raw.toString('utf8')}`
 }
 
-function decode(stored: string | null | undefined): SharedEntry | undefined {
-  if (!stored) return undefined
+/** What was read, as an entry, or why it is not one: Redis holds what anyone wrote there, not only what a gateway stored. */
+type Decoded = { entry: SharedEntry; fault?: undefined } | { entry?: undefined; fault: string }
+
+/** The shape of an entry (or of an answer left in a lock), as the Craft client checks an answer's shape. */
+function decode(stored: string): Decoded {
   const cut = stored.indexOf('\n')
-  if (cut === -1) return undefined
+  if (cut === -1) return { fault: 'no header line' }
+  let header: unknown
+  let body: unknown
   try {
-    const [fetchedAt, status, tags] = JSON.parse(stored.slice(0, cut)) as [number, number, string[]]
-    const text = stored.slice(cut + 1)
-    const answer: UpstreamAnswer = { status, body: JSON.parse(text) as UpstreamAnswer['body'], raw: Buffer.from(text) }
-    return typeof fetchedAt === 'number' && Array.isArray(tags) ? { answer, fetchedAt, tags } : undefined
+    header = JSON.parse(stored.slice(0, cut))
+    body = JSON.parse(stored.slice(cut + 1))
   } catch {
-    return undefined
+    return { fault: 'not JSON' }
   }
+  if (!Array.isArray(header) || header.length !== 3) return { fault: 'header not [fetchedAt,status,tags]' }
+  const [fetchedAt, status, tags] = header as unknown[]
+  if (typeof fetchedAt !== 'number' || !Number.isFinite(fetchedAt) || fetchedAt <= 0) return { fault: 'fetchedAt not a time' }
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) return { fault: 'status not an HTTP status' }
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return { fault: 'tags not strings' }
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('data' in body || 'errors' in body)) return { fault: 'not a GraphQL answer' }
+  const answer: UpstreamAnswer = { status, body: body as UpstreamAnswer['body'], raw: Buffer.from(stored.slice(cut + 1)) }
+  return { entry: { answer, fetchedAt, tags: tags as string[] } }
+}
+
+/**
+ * An entry as it may be used: of the right shape, an answer this cache would have stored (a good status, no
+ * errors, the operation's root fields: `accepts`), fetched no later than now (give or take CLOCK_SKEW_MS).
+ */
+function decodeEntry(stored: string, accepts: (answer: UpstreamAnswer) => boolean): Decoded {
+  const decoded = decode(stored)
+  if (!decoded.entry) return decoded
+  const { entry } = decoded
+  const now = Date.now()
+  if (entry.fetchedAt > now + CLOCK_SKEW_MS) return { fault: 'fetchedAt in the future' }
+  if (!accepts(entry.answer)) return { fault: 'not an answer that is stored (status, errors or root fields)' }
+  // Within the skew, a fetch time ahead of this clock counts as now: an entry is never fresher than one fetched now.
+  return { entry: { ...entry, fetchedAt: Math.min(entry.fetchedAt, now) } }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -126,6 +177,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   private pausedUntil = 0
   private failuresSinceLog = 0
   private lastLogAt = -Infinity
+  private refusalsSinceLog = 0
+  private lastRefusalLogAt = -Infinity
   /** A 'redis failing' line went out: the next time both connections are up, say so. */
   private outageLogged = false
   private reportedUp = false
@@ -154,6 +207,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     })
     command.defineCommand('storeEntry', { lua: STORE_SCRIPT })
     command.defineCommand('settleLock', { lua: SETTLE_SCRIPT, numberOfKeys: 1 })
+    command.defineCommand('renewLock', { lua: RENEW_SCRIPT, numberOfKeys: 1 })
+    command.defineCommand('dropEntry', { lua: DROP_SCRIPT, numberOfKeys: 1 })
     command.defineCommand('purgeTags', { lua: PURGE_TAGS_SCRIPT })
     this.command = command as Redis & TierCommands
     // The subscription waits for Redis however long it takes, and ioredis renews it after every reconnect.
@@ -190,30 +245,34 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     }
   }
 
-  async read(key: string): Promise<SharedEntry | undefined> {
+  async read(key: string, accepts: (answer: UpstreamAnswer) => boolean): Promise<SharedEntry | undefined> {
     if (!this.usable()) {
       this.lookedUp('error')
       return undefined
     }
+    let stored: string | null
     try {
-      const entry = decode(await this.command.get(this.valueKey(key)))
+      stored = await this.command.get(this.valueKey(key))
       this.succeeded()
-      this.lookedUp(entry ? 'hit' : 'miss')
-      return entry
     } catch (error) {
       this.failed(error as Error)
       this.lookedUp('error')
       return undefined
     }
+    const entry = this.usableEntry(key, stored, accepts)
+    this.lookedUp(entry ? 'hit' : 'miss')
+    return entry
   }
 
   /**
    * One CMS request per key across gateways: the gateway that gets the lock
    * loads and stores; the others wait for a fresh entry or the outcome it
-   * leaves in the lock. A lock outlives a dead gateway by at most lockMs;
-   * a waiter that has waited that long (or loses Redis) loads by itself.
+   * leaves in the lock. A lock is a lease of LEASE_MS that its holder renews
+   * while it loads, for at most lockMs: one that nobody renews lapses within
+   * LEASE_MS and the next waiter takes it; a waiter that has waited lockMs
+   * (or loses Redis) loads by itself.
    */
-  async loadOnce(key: string, isFresh: (fetchedAt: number) => boolean, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }> {
+  async loadOnce(key: string, rules: SharedEntryRules, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }> {
     const direct = async () => ({ entry: await load(), fromShared: false })
     if (!this.usable()) return direct()
     const lockKey = this.lockKey(key)
@@ -225,7 +284,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       try {
         results = await this.command
           .pipeline()
-          .set(lockKey, token, 'PX', this.options.lockMs, 'NX')
+          .set(lockKey, token, 'PX', this.leaseMs, 'NX')
           .get(this.valueKey(key))
           .get(lockKey)
           .get(this.epochKey)
@@ -238,8 +297,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
         return direct()
       }
       const [locked, stored, lock, epoch] = results.map(([, value]) => value) as [string | null, string | null, string | null, string | null]
-      const value = decode(stored)
-      if (value && isFresh(value.fetchedAt)) {
+      const value = this.usableEntry(key, stored, rules.accepts)
+      if (value && rules.isFresh(value.fetchedAt)) {
         if (locked === 'OK') void this.settle(lockKey, token, '')
         return { entry: { ...value, storable: true }, fromShared: true }
       }
@@ -248,7 +307,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
         return this.loadAsHolder(key, token, epoch ?? '0', load)
       }
       if (lock?.startsWith('A')) {
-        const answered = decode(lock.slice(1))
+        const answered = decode(lock.slice(1)).entry
         if (answered) return { entry: { ...answered, storable: false }, fromShared: true }
       }
       if (lock?.startsWith('E')) throw this.errorFrom(lock.slice(1))
@@ -278,14 +337,17 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
 
   private async loadAsHolder(key: string, token: string, epoch: string, load: () => Promise<LoadedEntry>): Promise<{ entry: LoadedEntry; fromShared: boolean }> {
     const lockKey = this.lockKey(key)
+    const stopRenewing = this.renewWhileLoading(key, lockKey, token)
     let entry: LoadedEntry
     try {
       entry = await load()
     } catch (error) {
+      stopRenewing()
       // Only a coded upstream error's code and message: another gateway's caller must not read this one's insides.
       await this.settle(lockKey, token, `E${JSON.stringify(describeUpstreamError(error) ?? {})}`)
       throw error
     }
+    stopRenewing()
     if (!entry.storable) {
       await this.settle(lockKey, token, `A${encode(entry)}`)
       return { entry, fromShared: false }
@@ -298,6 +360,60 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       this.failed(error as Error)
     }
     return { entry, fromShared: false }
+  }
+
+  /** Extends the lease of a lock this gateway holds every RENEW_MS until stopped, the lock is lost, or lockMs is over. */
+  private renewWhileLoading(key: string, lockKey: string, token: string): () => void {
+    const until = Date.now() + this.options.lockMs
+    let renewing = false
+    const stop = (): void => clearInterval(timer)
+    const timer = setInterval(() => {
+      if (Date.now() + RENEW_MS >= until) return stop()
+      if (renewing || !this.usable()) return
+      renewing = true
+      this.command
+        .renewLock(lockKey, token, Math.min(this.leaseMs, until - Date.now()))
+        .then(
+          (kept) => {
+            this.succeeded()
+            if (kept === 1) this.emit('renewed', key)
+            else stop()
+          },
+          (error: Error) => this.failed(error),
+        )
+        .finally(() => {
+          renewing = false
+        })
+    }, RENEW_MS)
+    timer.unref()
+    return stop
+  }
+
+  private get leaseMs(): number {
+    return Math.min(LEASE_MS, this.options.lockMs)
+  }
+
+  /** The entry a key holds in Redis if it passes the checks; else undefined, and a refused one is dropped and logged. */
+  private usableEntry(key: string, stored: string | null, accepts: (answer: UpstreamAnswer) => boolean): SharedEntry | undefined {
+    if (stored === null) return undefined
+    const decoded = decodeEntry(stored, accepts)
+    if (decoded.entry) return decoded.entry
+    this.refused(key, stored, decoded.fault)
+    return undefined
+  }
+
+  private refused(key: string, stored: string, reason: string): void {
+    this.emit('refused', key, reason)
+    this.command.dropEntry(this.valueKey(key), stored).then(
+      () => this.succeeded(),
+      (error: Error) => this.failed(error),
+    )
+    this.refusalsSinceLog++
+    const now = Date.now()
+    if (now - this.lastRefusalLogAt < LOG_INTERVAL_MS) return
+    this.options.log.warn({ key, reason, refused: this.refusalsSinceLog }, 'refused an entry from redis; dropped it and asked the CMS')
+    this.lastRefusalLogAt = now
+    this.refusalsSinceLog = 0
   }
 
   private async settle(lockKey: string, token: string, outcome: string): Promise<void> {

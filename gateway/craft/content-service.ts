@@ -104,9 +104,13 @@ export function checkVariables(operation: AllowedOperation, variables: Record<st
  */
 function withRootFields(operation: AllowedOperation, answer: UpstreamAnswer): UpstreamAnswer {
   if (answer.status < 200 || answer.status >= 300 || answer.body.errors !== undefined) return answer
-  const { data } = answer.body
-  if (data === null || typeof data !== 'object' || operation.rootKeys.some((key) => !Object.hasOwn(data, key))) throw new UpstreamBadResponseError()
+  if (!hasRootFields(operation, answer)) throw new UpstreamBadResponseError()
   return answer
+}
+
+function hasRootFields(operation: AllowedOperation, answer: UpstreamAnswer): boolean {
+  const { data } = answer.body
+  return data !== null && typeof data === 'object' && operation.rootKeys.every((key) => Object.hasOwn(data, key))
 }
 
 /** How Craft answers a preview token it does not know (400 "Invalid token") or may not use. */
@@ -311,8 +315,8 @@ export class ContentService {
       return { answer, status: 'BYPASS', tags: [...sections, ...entries.map(entryTag)] }
     }
     const fetched = await this.caches[audience].fetch(key, load, {
-      // A 2xx answer without errors has every root field by now (withRootFields).
-      storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && answer.body.data != null,
+      // A CMS answer that gets here has its root fields (withRootFields); an entry from Redis is checked for them here.
+      storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && hasRootFields(operation, answer),
       sections: (answer) => originsOfAnswer(answer).sections,
       entries: (answer) => originsOfAnswer(answer).entries,
     })

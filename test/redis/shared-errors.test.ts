@@ -31,16 +31,18 @@ const holder = tier('holder')
 const waiter = tier('waiter')
 await Promise.all([tierState(holder, 'up'), tierState(waiter, 'up')])
 
+const neverFresh = { isFresh: () => false, accepts: () => true }
+
 /** The holder's load fails with `failure` once the waiter waits on its lock; what the waiter gets. */
 async function failedOnHolder(key: string, failure: Error): Promise<unknown> {
   const waiting = nextEvent(waiter, 'waiting', `the waiter waits on ${key}`, (waited) => waited === key)
   const locked = nextEvent(holder, 'locked', `the holder locks ${key}`, (lockedKey) => lockedKey === key)
-  const held = holder.loadOnce(key, () => false, async () => {
+  const held = holder.loadOnce(key, neverFresh, async () => {
     await waiting
     throw failure
   })
   await locked
-  const waited = waiter.loadOnce(key, () => false, async () => {
+  const waited = waiter.loadOnce(key, neverFresh, async () => {
     throw new Error('the waiter must not load by itself')
   })
   await t.rejects(held, failure, 'the holder gets its own error')
