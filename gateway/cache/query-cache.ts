@@ -45,6 +45,8 @@ export interface CachePolicy {
   sections: (answer: UpstreamAnswer) => readonly string[]
   /** Ids of the entries in the answer, for purging by entry. */
   entries?: (answer: UpstreamAnswer) => readonly string[]
+  /** An answer read from the shared tier, made what one from the CMS would be (its rich text cleaned): Redis holds whatever was written there. */
+  adopt?: (answer: UpstreamAnswer) => UpstreamAnswer
 }
 
 /** An entry as the shared tier keeps it: `fetchedAt` decides freshness, so every gateway ages it alike. */
@@ -221,7 +223,9 @@ export class QueryCache {
   ): Promise<CacheLookup> {
     // Redis holds whatever was written there: an entry counts only if it is an answer this cache would have stored.
     const accepts = policy.storable
-    const found = await shared.read(key, accepts)
+    const adopted = (entry: SharedEntry): SharedEntry => (policy.adopt ? { ...entry, answer: policy.adopt(entry.answer) } : entry)
+    const read = await shared.read(key, accepts)
+    const found = read && adopted(read)
     const now = this.now()
     const freshUntil = found ? found.fetchedAt + this.options.ttlMs : 0
     if (found && (now < freshUntil || (purpose === 'miss' && now < freshUntil + this.options.staleWhileRevalidateMs))) {
@@ -236,7 +240,8 @@ export class QueryCache {
       if (fallback) return { answer: fallback.answer, status: 'STALE', tags: fallback.tags }
       throw error
     }
-    const { entry, fromShared } = result
+    const { fromShared } = result
+    const entry = fromShared ? { ...result.entry, ...adopted(result.entry) } : result.entry
     if (!entry.storable && fallback) return { answer: fallback.answer, status: 'STALE', tags: fallback.tags }
     if (entry.storable) this.remember(key, entry, generation)
     return { answer: entry.answer, status: fromShared && entry.storable ? 'HIT' : 'MISS', tags: entry.tags }

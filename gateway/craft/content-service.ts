@@ -319,6 +319,7 @@ export class ContentService {
       storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && hasRootFields(operation, answer),
       sections: (answer) => originsOfAnswer(answer).sections,
       entries: (answer) => originsOfAnswer(answer).entries,
+      adopt: sanitizeAnswer,
     })
     this.onLookup(fetched.status, audience)
     return audience === 'pages' ? { ...fetched, key } : fetched

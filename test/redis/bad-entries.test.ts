@@ -91,3 +91,26 @@ t.test('refusals are logged, at most once per interval', async (t) => {
   t.equal(lines.length, 1, 'one line for all the refusals above')
   t.equal(lines[0]?.key, key, 'naming the key')
 })
+
+t.test("rich text read from redis is cleaned as the CMS's answers are, before a payload or page has it", async (t) => {
+  if ((await page('/over-ons')).status !== 200) throw new Error('the about page failed')
+  const keys = await redis.client.keys(`${DEFAULT_SITE_HANDLE}:q:*`)
+  let planted = 0
+  for (const stored of keys) {
+    const value = await redis.client.get(stored)
+    if (!value?.includes('Jan van der Borg')) continue
+    const poisoned = value.replace('In 1987 begonnen', 'In 1987<script>alert(1)<\\/script><img src=x onerror=alert(2)> begonnen')
+    t.not(poisoned, value, `planted in ${stored}`)
+    await redis.client.set(stored, poisoned, 'KEEPTTL')
+    planted++
+  }
+  t.equal(planted, 1, 'the about page entry is in redis')
+  system.gateway.cache.purge()
+  const payload = await request(`${system.url}/over-ons/_payload.json`)
+  const json = await payload.body.text()
+  t.equal(payload.statusCode, 200)
+  t.match(json, /In 1987/, 'the entry from redis is used')
+  t.notMatch(json, /<script|onerror/, 'without its script or handler')
+  const html = (await page('/over-ons')).html
+  t.notMatch(html, /alert\(1\)|onerror=alert/, 'nor in the page')
+})
