@@ -11,6 +11,7 @@ import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
 import { h1Of } from '../helpers/html.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
+import { signedHeaders } from '../helpers/render-signing.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 // The renderer renders only for its gateway: signed render requests (RENDER_SECRET) for plain site paths, with data from the gateway's origin alone.
@@ -85,8 +86,7 @@ for (const signing of [true, false]) {
         const sentBody = method === 'POST' ? body : undefined
         const headers: Record<string, string> = { [CRAFT_TOKEN_HEADER]: 'visitors-token', [REQUEST_ID_HEADER]: requestId }
         if (method === 'POST') headers['content-type'] = RENDER_REQUEST_CONTENT_TYPE
-        if (signer) headers[RENDER_SIGNATURE_HEADER] = signer.sign(method, path, sentBody)
-        const answer = await rawRequest(rendererPort(system), method, path, headers, sentBody)
+        const answer = await rawRequest(rendererPort(system), method, path, signer ? signedHeaders(signer, method, path, headers, sentBody) : headers, sentBody)
         t.equal(answer.status, 400, `${method} ${path.slice(0, 40)}`)
         t.match(JSON.parse(answer.text), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
         t.notOk(gatewaySaw(system, requestId), 'the gateway was not asked either')
@@ -125,12 +125,12 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
   const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
   const refused: [name: string, method: string, headers: Record<string, string>, body?: string][] = [
     ['GET unsigned', 'GET', {}],
-    ['GET signed for another path', 'GET', { [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/contact') }],
-    ['GET signed with another secret', 'GET', { [RENDER_SIGNATURE_HEADER]: stranger.sign('GET', '/over-ons') }],
-    ['GET with a signature of the wrong length', 'GET', { [RENDER_SIGNATURE_HEADER]: 'x' }],
+    ['GET signed for another path', 'GET', signedHeaders(signer, 'GET', '/contact')],
+    ['GET signed with another secret', 'GET', signedHeaders(stranger, 'GET', '/over-ons')],
+    ['GET with a signature of the wrong length', 'GET', { ...signedHeaders(signer, 'GET', '/over-ons'), [RENDER_SIGNATURE_HEADER]: 'x' }],
     ['POST unsigned', 'POST', post, body],
-    ['POST signed as a GET', 'POST', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/over-ons') }, body],
-    ['POST with another body', 'POST', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', '{}') }, body],
+    ['POST signed as a GET', 'POST', signedHeaders(signer, 'GET', '/over-ons', post), body],
+    ['POST with another body', 'POST', signedHeaders(signer, 'POST', '/over-ons', post, '{}'), body],
   ]
   for (const [index, [name, method, headers, sent]] of refused.entries()) {
     const requestId = `unsigned-${index}`
@@ -144,11 +144,11 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
     t.equal((await rawRequest(port, 'GET', path, {})).status, 200, `${path} needs no signature`)
   }
 
-  const signedGet = await rawRequest(port, 'GET', '/over-ons', { [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/over-ons'), [REQUEST_ID_HEADER]: 'signed-get' })
+  const signedGet = await rawRequest(port, 'GET', '/over-ons', signedHeaders(signer, 'GET', '/over-ons', { [REQUEST_ID_HEADER]: 'signed-get' }))
   t.equal(signedGet.status, 200, 'a signed GET renders, its payload fetched from the gateway')
   t.ok(h1Of(signedGet.text))
   t.ok(gatewaySaw(system, 'signed-get'))
-  const signedPost = await rawRequest(port, 'POST', '/over-ons', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', body) }, body)
+  const signedPost = await rawRequest(port, 'POST', '/over-ons', signedHeaders(signer, 'POST', '/over-ons', post, body), body)
   t.equal(signedPost.status, 200, 'a signed POST renders')
 })
 
@@ -156,13 +156,13 @@ t.test("every refusal of the renderer is a coded JSON error in the gateway's sha
   const system = await startSystem({ PAGE_CACHE: 'false' })
   t.teardown(() => system.close())
   const signer = new RenderSigner(system.renderSecret ?? '')
-  const signed = (method: string, path: string, body?: string) => ({ [RENDER_SIGNATURE_HEADER]: signer.sign(method, path, body) })
   const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const signed = (method: string, path: string, body?: string) => signedHeaders(signer, method, path, body === undefined ? {} : post, body)
   const refusals: [name: string, method: string, path: string, headers: Record<string, string>, body: string | undefined, status: number, code: string, message: string | RegExp][] = [
     ['unsigned', 'GET', '/over-ons', {}, undefined, 403, 'FORBIDDEN', 'The render request is not signed by the gateway'],
     ['a path the router cannot read', 'GET', '/%ff', signed('GET', '/%ff'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
     ['not a plain site path', 'GET', '/over\\ons', signed('GET', '/over\\ons'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
-    ['a body that is not a render request', 'POST', '/over-ons', { ...post, ...signed('POST', '/over-ons', 'not json') }, 'not json', 400, 'BAD_REQUEST', 'The body is not a render request'],
+    ['a body that is not a render request', 'POST', '/over-ons', signed('POST', '/over-ons', 'not json'), 'not json', 400, 'BAD_REQUEST', 'The body is not a render request'],
     ['a body of another type (Fastify\'s own error)', 'POST', '/over-ons', { 'content-type': 'application/xml' }, '<x/>', 415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', /media type/i],
     ['a method it has no route for', 'DELETE', '/over-ons', {}, undefined, 404, 'NOT_FOUND', 'Not found'],
   ]
