@@ -152,6 +152,54 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
   t.equal(signedPost.status, 200, 'a signed POST renders')
 })
 
+t.test('a signed render request renders once, while fresh, with the headers it was signed with: a replay, one signed too long ago or too far ahead, or a changed token or user agent gets 403, logged, and nothing is fetched', async (t) => {
+  const system = await startSystem({ PAGE_CACHE: 'false' })
+  t.teardown(() => system.close())
+  const secret = system.renderSecret ?? ''
+  const signer = new RenderSigner(secret)
+  const maxAgeMs = loadRendererConfig({}).renderSignatureMaxAgeMs
+  const port = rendererPort(system)
+  const visitor = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' }
+  // x-request-id is not signed: a replay under a new one shows whether the renderer fetched anything for it.
+  const send = (requestId: string, headers: Record<string, string>, method = 'GET', body?: string) => rawRequest(port, method, '/over-ons', { ...headers, [REQUEST_ID_HEADER]: requestId }, body)
+  const refusalOf = (requestId: string) => system.rendererLogs.lines.find((line) => line.requestId === requestId && line.msg === 'render request without a valid signature refused')?.refusal
+
+  const captured = signedHeaders(signer, 'GET', '/over-ons', visitor)
+  const fresh = await send('fresh', captured)
+  t.equal(fresh.status, 200, 'a fresh request, signed as the gateway signs it, renders')
+  t.ok(h1Of(fresh.text))
+  t.ok(gatewaySaw(system, 'fresh'), 'its payload fetched from the gateway')
+
+  const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
+  const body = payloadJson(primary)
+  const post = { ...visitor, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const capturedPost = signedHeaders(signer, 'POST', '/over-ons', post, body)
+  t.equal((await send('fresh-post', capturedPost, 'POST', body)).status, 200, 'a fresh POST renders')
+
+  const tooOld = new RenderSigner(secret, () => Date.now() - maxAgeMs - 1000)
+  const ahead = new RenderSigner(secret, () => Date.now() + 60_000)
+  const refused: [name: string, headers: Record<string, string>, refusal: string, method?: string][] = [
+    ['the same request again', captured, 'replayed'],
+    ['the same POST again', capturedPost, 'replayed', 'POST'],
+    [`one signed ${maxAgeMs + 1000} ms ago`, signedHeaders(tooOld, 'GET', '/over-ons', visitor), 'expired'],
+    ['one signed a minute ahead', signedHeaders(ahead, 'GET', '/over-ons', visitor), 'signed ahead'],
+    ["a crawler's user agent on a visitor's signature", { ...signedHeaders(signer, 'GET', '/over-ons', visitor), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
+    ['a user agent added to a request signed without one', { ...signedHeaders(signer, 'GET', '/over-ons'), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
+    ['a preview token added to a request signed without one', { ...signedHeaders(signer, 'GET', '/over-ons', visitor), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
+    ['another preview token', { ...signedHeaders(signer, 'GET', '/over-ons', { ...visitor, [CRAFT_TOKEN_HEADER]: 'editors-token' }), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
+    ['another signing time', { ...signedHeaders(signer, 'GET', '/over-ons', visitor), 'x-render-signed-at': String(Date.now() + 1) }, 'bad signature'],
+    ['no signing time', (({ 'x-render-signed-at': _, ...rest }) => rest)(signedHeaders(signer, 'GET', '/over-ons', visitor)), 'unsigned'],
+  ]
+  for (const [index, [name, headers, refusal, method]] of refused.entries()) {
+    const requestId = `refused-${index}`
+    const answer = await send(requestId, headers, method, method === 'POST' ? body : undefined)
+    t.equal(answer.status, 403, name)
+    t.match(answer.text, '"code":"FORBIDDEN"', `${name}: FORBIDDEN`)
+    t.equal(refusalOf(requestId), refusal, `${name}: logged as ${refusal}`)
+    t.notOk(gatewaySaw(system, requestId), `${name}: nothing fetched`)
+  }
+})
+
 t.test("every refusal of the renderer is a coded JSON error in the gateway's shape, kept by nobody", async (t) => {
   const system = await startSystem({ PAGE_CACHE: 'false' })
   t.teardown(() => system.close())
