@@ -237,6 +237,11 @@ t.test('the gateway signs its render requests as they are sent, so the real syst
     t.equal(response.status, status, path)
     t.ok(h1Of(response.text), `${path} has its page`)
   }
+  // The user agent is signed as the gateway holds it and checked as the renderer reads it: bytes beyond ASCII, blanks inside.
+  for (const userAgent of ['Mozilla/5.0 (caf\u00e9)', Buffer.from('Mozilla/5.0 café €', 'utf8').toString('latin1'), 'Googlebot/2.1  (+http://www.google.com/bot.html)']) {
+    const response = await rawRequest(Number(new URL(system.url).port), 'GET', '/over-ons', { 'user-agent': userAgent })
+    t.equal(response.status, 200, `user agent ${JSON.stringify(userAgent)}`)
+  }
   t.notOk(system.rendererLogs.lines.some((line) => line.msg === 'render request without a valid signature refused'), 'the renderer refused none')
 })
 
