@@ -14,6 +14,7 @@ import { dataJsonOf, payloadJsonWithHead } from '../payload/payload-json.ts'
  */
 export class RenderBody {
   private digested: string | undefined
+  private referenceDigested: string | undefined
   /** Origins of the renderers that kept this body's data (RENDER_DATA_KEPT_HEADER). */
   readonly keptBy = new Set<string>()
 
@@ -23,6 +24,12 @@ export class RenderBody {
   get digest(): string {
     this.digested ??= contentDigest(this.bytes)
     return this.digested
+  }
+
+  /** The digest of a reference's body (the digest above): what a reference's signature covers. */
+  get referenceDigest(): string {
+    this.referenceDigested ??= contentDigest(this.digest)
+    return this.referenceDigested
   }
 
   static of(text: string): RenderBody {

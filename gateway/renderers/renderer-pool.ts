@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
 import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS } from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
-import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
+import { RenderSigner } from '../../shared/render-signature.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { type RendererAnswer, exchange } from './render-exchange.ts'
@@ -161,7 +161,7 @@ export class RendererPool {
     }
     if (signer && body.keptBy.has(member.origin)) {
       const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
-      const signed = { ...sent, ...signer.signing('POST', path, sent, contentDigest(body.digest)) }
+      const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
       const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest })
       if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
       discard(answer)
