@@ -39,7 +39,7 @@ function rendererPort(system: System): number {
 }
 
 /** A request with its target sent byte for byte (undici's URL parser would tidy `/\` and `//`). */
-function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const sent = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (response) => {
       let text = ''
@@ -198,6 +198,44 @@ t.test('a signed render request renders once, while fresh, with the headers it w
     t.equal(refusalOf(requestId), refusal, `${name}: logged as ${refusal}`)
     t.notOk(gatewaySaw(system, requestId), `${name}: nothing fetched`)
   }
+})
+
+t.test('a render request captured between the gateway and its renderer renders once: sent again it gets 403, with a crawler\'s user agent too', async (t) => {
+  // A recording hop in front of the renderer, as someone on the internal network would sit.
+  const captured: { method: string; url: string; headers: Record<string, string>; body: Buffer }[] = []
+  const target = { origin: '' }
+  const hop = await listenOnLoopback(t, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+      const body = Buffer.concat(chunks)
+      captured.push({ method: req.method ?? '', url: req.url ?? '', headers, body })
+      request(`${target.origin}${req.url ?? ''}`, { method: req.method as 'GET' | 'POST', headers, body: body.length > 0 ? body : null }).then(
+        async (answer) => res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type']) }).end(Buffer.from(await answer.body.arrayBuffer())),
+        () => res.writeHead(502).end(),
+      )
+    })
+  })
+  const system = await startSystem({ PAGE_CACHE: 'false' }, (config) => {
+    target.origin = config.rendererUrls[0]?.origin ?? ''
+    config.rendererUrls = [new URL(`http://127.0.0.1:${hop}`)]
+  })
+  t.teardown(() => system.close())
+  const page = await request(`${system.url}/over-ons`, { headers: { 'user-agent': 'Mozilla/5.0' } })
+  t.equal(page.statusCode, 200, 'the page renders through the hop')
+  await page.body.dump()
+  const render = captured.find((sent) => sent.method === 'POST' && sent.url === '/over-ons')
+  t.ok(render, 'the render request was captured')
+  if (!render) return
+  const replay = (headers: Record<string, string>) => rawRequest(rendererPort(system), render.method, render.url, headers, render.body)
+  const statuses = new Map<number, number>()
+  for (let i = 0; i < 20; i++) {
+    const { status } = await replay(render.headers)
+    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+  }
+  t.same([...statuses], [[403, 20]], 'each of 20 replays refused')
+  t.equal((await replay({ ...render.headers, 'user-agent': 'Googlebot/2.1' })).status, 403, "a crawler's user agent on it: 403")
 })
 
 t.test("every refusal of the renderer is a coded JSON error in the gateway's shape, kept by nobody", async (t) => {
