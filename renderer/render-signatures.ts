@@ -4,9 +4,10 @@ import { type HeaderValues, RENDER_SIGNED_AT_HEADER, type RenderSigner } from '.
 /** How far ahead of the renderer's clock a request may be signed: the gateway's clock may run a little ahead. */
 export const RENDER_SIGNATURE_CLOCK_SKEW_MS = 2000
 /**
- * Signatures remembered at most (about 7 MB of heap, measured): each is held until its request could no
- * longer be admitted anyway. A renderer takes far fewer renders than this
- * within RENDER_SIGNATURE_MAX_AGE_MS; past it, the oldest go (see UsedSignatures).
+ * Signatures remembered at most (about 7 MB of heap, measured): each is held
+ * until its request could no longer be admitted anyway. A renderer takes far
+ * fewer renders than this within RENDER_SIGNATURE_MAX_AGE_MS; past it, the
+ * oldest go (see UsedSignatures).
  */
 export const USED_SIGNATURES_MAX = 65_536
 
