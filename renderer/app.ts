@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { boundBy, histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
 import { errorPayload } from '../shared/payload.ts'
-import { RenderSigner } from '../shared/render-signature.ts'
+import { EMPTY_CONTENT_DIGEST, RenderSigner, contentDigest } from '../shared/render-signature.ts'
 import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
 import { type SitePath, splitSitePath } from '../shared/site-path.ts'
 import type { RendererConfig } from './config.ts'
@@ -16,6 +16,7 @@ import { readInlineStylesheet } from './inline-stylesheet.ts'
 import { KeptRenderData, type ReadyRenderData } from './kept-render-data.ts'
 import { RenderDataSource, RenderReference } from './render-data.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
+import { SignatureCheck } from './render-signatures.ts'
 import { renderComplete, renderPage } from './render.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -62,6 +63,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   app.addHook('onClose', () => gateway.close())
   const signer = config.renderSecret === undefined ? undefined : new RenderSigner(config.renderSecret)
   if (!signer) app.log.warn('RENDER_SECRET is unset: anyone who reaches this port can have a page rendered; keep the renderer on a private network')
+  else if (!config.renderReplayCheck) app.log.warn('RENDER_REPLAY_CHECK is off: a captured render request can be replayed for ever; for benchmarks only')
+  const signatures = signer ? new SignatureCheck(signer, { maxAgeMs: config.renderSignatureMaxAgeMs, replayCheck: config.renderReplayCheck }) : undefined
   // Rich text is sanitised where it enters, whoever sent it; text seen before costs a lookup.
   const sanitize = memoisedSanitizer(config.richTextMemoMaxBytes)
   const clean = <T>(value: T): T => withCleanRichText(value, sanitize)
@@ -70,7 +73,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   // The renderer is internal only: its one port serves its metrics too.
   serveMetrics(app, metrics.registry)
   const renderSeconds = histogram(metrics.registry, 'render_duration_seconds', 'Time from request to the last byte of a page, by status', ['status'])
-  // Data of signed render requests, kept by their signature; references to it need a signature, so none without RENDER_SECRET.
+  // Data of signed render requests, kept by their body's digest; references to it must be signed, so none without RENDER_SECRET.
   const renderData = new RenderDataSource({ kept: signer ? new KeptRenderData(config.keptRenderDataMaxBytes) : undefined, clean, registry: metrics.registry })
   renderData.acceptBodies(app)
   // The histogram's child per status, bound once.
@@ -157,19 +160,24 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   }
 
   /**
-   * Renders only for the gateway (its signature, when RENDER_SECRET is set)
-   * and only a plain path of the site; anything else is refused before
-   * anything is fetched or decoded. GET has no body: the renderer fetches the data.
+   * Renders only for the gateway (a fresh signature of its own, used once,
+   * when RENDER_SECRET is set) and only a plain path of the site; anything
+   * else is refused before anything is fetched or decoded. GET has no body:
+   * the renderer fetches the data.
    */
   const render = async (request: FastifyRequest, reply: FastifyReply, body: Buffer | RenderReference | undefined): Promise<FastifyReply> => {
-    const signed = body instanceof RenderReference ? body.signature : (body ?? '')
-    if (signer && !signer.verify(request.method, request.url, signed, request.headers[RENDER_SIGNATURE_HEADER])) {
-      request.log.warn('render request without a valid signature refused')
-      throw new UnsignedRenderError()
+    let digest: string | undefined
+    if (signatures) {
+      digest = body === undefined ? EMPTY_CONTENT_DIGEST : contentDigest(body instanceof RenderReference ? body.digest : body)
+      const refusal = signatures.refusal(request, digest)
+      if (refusal) {
+        request.log.warn({ refusal }, 'render request without a valid signature refused')
+        throw new UnsignedRenderError()
+      }
     }
     const site = splitSitePath(request.url)
     if (!site) throw new BadRequestError(INVALID_PATH)
-    return renderRoute(request, reply, site, body === undefined ? undefined : renderData.of(request, reply, body))
+    return renderRoute(request, reply, site, body === undefined ? undefined : renderData.of(request, reply, body, digest))
   }
 
   app.get('/*', (request, reply) => render(request, reply, undefined))

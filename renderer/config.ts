@@ -1,4 +1,4 @@
-import { type Env, type LogFormat, type LogLevel, readInteger, readLogFormat, readLogLevel, readOptionalSecret, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
+import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalSecret, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 
 export interface RendererConfig {
@@ -19,6 +19,10 @@ export interface RendererConfig {
   graphqlWsUrl: string | undefined
   /** Shared with the gateway: a render request without its signature is refused. Unset = anyone who reaches the port can have a page rendered. */
   renderSecret: string | undefined
+  /** A signed render request is refused once this old: a captured one cannot be replayed later. */
+  renderSignatureMaxAgeMs: number
+  /** Off: a signed request is admitted whatever its age and however often (benchmarks that replay one request); never in production. */
+  renderReplayCheck: boolean
   /** Bound of the memo of sanitised rich text. */
   richTextMemoMaxBytes: number
   /** Bound of the data of signed render requests kept by their signature (renderer/kept-render-data.ts). */
@@ -36,6 +40,8 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
     graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL'),
     renderSecret: readOptionalSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH),
+    renderSignatureMaxAgeMs: readInteger(env, 'RENDER_SIGNATURE_MAX_AGE_MS', 10_000, 1000, 300_000),
+    renderReplayCheck: readBoolean(env, 'RENDER_REPLAY_CHECK', true),
     richTextMemoMaxBytes: readInteger(env, 'RICH_TEXT_MEMO_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     keptRenderDataMaxBytes: readInteger(env, 'KEPT_RENDER_DATA_MAX_BYTES', 32 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     buildPollIntervalMs: readInteger(env, 'BUILD_POLL_INTERVAL_MS', 60_000, 1000, 86_400_000),

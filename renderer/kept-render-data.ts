@@ -15,7 +15,7 @@ export interface ReadyRenderData {
 }
 
 interface KeptEntry {
-  /** The path with query the signature was made for: a reference must come for the same one. */
+  /** The path with query the data came for: a reference must come for the same one. */
   url: string
   data: ReadyRenderData
 }
@@ -30,12 +30,13 @@ const HELD_PER_BODY_BYTE = 4
 const ENTRY_OVERHEAD_BYTES = 1024
 
 /**
- * The data of the render requests a renderer took, kept by the signature the
- * gateway made for them. A valid HMAC names one method, path and body, so a
- * second request with the same signature carries the same data: it skips
- * decoding and cleaning, and a reference (RENDER_REFERENCE_CONTENT_TYPE)
- * can stand for the whole body. Bounded by the bytes the data holds; only
- * signed requests enter, so nobody but the gateway can fill it.
+ * The data of the render requests a renderer took, kept by their body's
+ * SHA-256 (contentDigest) and the path they came for. Each request is
+ * signed afresh, but a second one for the same path with a body of the same
+ * digest carries the same data: it skips decoding and cleaning, and a
+ * reference (RENDER_REFERENCE_CONTENT_TYPE) can stand for the whole body.
+ * Bounded by the bytes the data holds; only signed requests enter, so
+ * nobody but the gateway can fill it.
  */
 export class KeptRenderData {
   private readonly entries: LRUCache<string, KeptEntry>
@@ -44,16 +45,16 @@ export class KeptRenderData {
     this.entries = new LRUCache<string, KeptEntry>({ maxSize: maxBytes, sizeCalculation: (entry) => (entry.data.payloadJson.length + (entry.data.deferred?.json?.length ?? 0)) * HELD_PER_BODY_BYTE + entry.url.length + ENTRY_OVERHEAD_BYTES })
   }
 
-  /** The data kept under a signature for this path with query; undefined when none is (never kept, evicted, or for another path). */
-  get(signature: string, url: string): ReadyRenderData | undefined {
-    const entry = this.entries.get(signature)
+  /** The data kept under a body's digest for this path with query; undefined when none is (never kept, evicted, or for another path). */
+  get(digest: string, url: string): ReadyRenderData | undefined {
+    const entry = this.entries.get(digest)
     return entry?.url === url ? entry.data : undefined
   }
 
-  /** Keeps the data under its signature; whether it was kept (data larger than the whole memo is not). */
-  keep(signature: string, url: string, data: ReadyRenderData): boolean {
-    this.entries.set(signature, { url, data })
-    return this.entries.has(signature)
+  /** Keeps the data under its body's digest; whether it was kept (data larger than the whole memo is not). */
+  keep(digest: string, url: string, data: ReadyRenderData): boolean {
+    this.entries.set(digest, { url, data })
+    return this.entries.has(digest)
   }
 
   /** Bytes held, as the memo counts them. */

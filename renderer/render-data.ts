@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Registry } from 'prom-client'
-import { RENDER_REQUEST_BODY_LIMIT_BYTES, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
+import { RENDER_REQUEST_BODY_LIMIT_BYTES } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { counter } from '../shared/metrics.ts'
 import {
@@ -16,13 +16,13 @@ import { RenderDataUnknownError } from './errors.ts'
 import type { KeptRenderData, ReadyRenderData } from './kept-render-data.ts'
 import { resolvedDeferred } from './screens/types.ts'
 
-/** A reference body (RENDER_REFERENCE_CONTENT_TYPE): the signature of a full render request this renderer kept. */
+/** A reference body (RENDER_REFERENCE_CONTENT_TYPE): the digest of a full render request's body whose data this renderer kept. */
 export class RenderReference {
-  constructor(readonly signature: string) {}
+  constructor(readonly digest: string) {}
 }
 
 export interface RenderDataOptions {
-  /** Where signed live pages' data is kept; undefined without RENDER_SECRET (no signature to name data by). */
+  /** Where signed live pages' data is kept; undefined without RENDER_SECRET (a reference must be signed to be trusted). */
   kept: KeptRenderData | undefined
   /** Rich text cleaning, applied to whatever enters. */
   clean: <T>(value: T) => T
@@ -31,9 +31,10 @@ export interface RenderDataOptions {
 
 /**
  * Where a render request's data comes from: its body, decoded and cleaned;
- * or, for a body whose signature the renderer has seen (the HMAC covers
- * method, path and body, so it is the same data), what was kept of it; or a
- * reference that names kept data. A live page's data is kept and the answer
+ * or, for a body the renderer has seen (the same digest: the same bytes),
+ * what was kept of it; or a reference that names kept data by that digest.
+ * Data is kept by the body's digest, not the request's signature: each
+ * request is signed afresh (its time, its nonce), the body stays the same. A live page's data is kept and the answer
  * says so, so that the gateway may send a reference next time; a reference
  * to data no longer kept gets RENDER_DATA_UNKNOWN, and the gateway sends the body.
  * Signatures are checked by the route before any of this runs.
@@ -63,12 +64,11 @@ export class RenderDataSource {
     app.addContentTypeParser(RENDER_REFERENCE_CONTENT_TYPE, { parseAs: 'string', bodyLimit: RENDER_REFERENCE_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, new RenderReference(String(body))))
   }
 
-  /** The data a verified POST carries or names. */
-  of(request: FastifyRequest, reply: FastifyReply, body: Buffer | RenderReference): ReadyRenderData {
+  /** The data a verified POST carries or names; `digest`, the body's (contentDigest), when its signature was checked. */
+  of(request: FastifyRequest, reply: FastifyReply, body: Buffer | RenderReference, digest: string | undefined): ReadyRenderData {
     if (body instanceof RenderReference) return this.named(request.url, body)
-    const signature = request.headers[RENDER_SIGNATURE_HEADER]
-    const keyed = this.kept && typeof signature === 'string' ? { kept: this.kept, signature } : undefined
-    const known = keyed?.kept.get(keyed.signature, request.url)
+    const keyed = this.kept && digest !== undefined ? { kept: this.kept, digest } : undefined
+    const known = keyed?.kept.get(keyed.digest, request.url)
     if (known) {
       this.from.kept.inc()
       reply.header(RENDER_DATA_KEPT_HEADER, '1')
@@ -80,12 +80,12 @@ export class RenderDataSource {
     const data = this.ready(given)
     // Only live pages: a preview's data is an editor's, seen once; an error page's is made for one render.
     const keepable = !data.payload.preview && data.payload.status === 200
-    if (keyed && keepable && keyed.kept.keep(keyed.signature, request.url, data)) reply.header(RENDER_DATA_KEPT_HEADER, '1')
+    if (keyed && keepable && keyed.kept.keep(keyed.digest, request.url, data)) reply.header(RENDER_DATA_KEPT_HEADER, '1')
     return data
   }
 
   private named(url: string, reference: RenderReference): ReadyRenderData {
-    const known = this.kept?.get(reference.signature, url)
+    const known = this.kept?.get(reference.digest, url)
     if (!known) {
       this.from.unknownReference.inc()
       throw new RenderDataUnknownError()

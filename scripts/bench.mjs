@@ -35,6 +35,7 @@ import { execSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describeFirstLoad, firstLoadJavaScript } from './first-load-js.mjs'
 import { describeCompression, measureCompression } from './bench-compression.mjs'
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
@@ -46,7 +47,6 @@ import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../shared/render-request.ts'
-import { RenderSigner } from '../shared/render-signature.ts'
 
 const smoke = process.argv.includes('--smoke')
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -103,13 +103,28 @@ function homePageCheck(html) {
 }
 
 /**
+ * The headers of the home page's render request signed as the gateway of the
+ * tree at `tree` signs it (this one's, or a baseline commit's): since issue
+ * 31 with a time, a nonce and the headers the renderer reads, before it over
+ * method, path and body alone. Signed once and replayed by wrk, which the
+ * bench's renderers admit (RENDER_REPLAY_CHECK=false, bench-processes.mjs).
+ */
+async function homeRenderSigner(tree = root) {
+  const { RenderSigner, contentDigest } = await import(pathToFileURL(join(tree, 'shared/render-signature.ts')).href)
+  const signer = new RenderSigner(RENDER_SECRET)
+  const headers = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  if (!contentDigest) return (body) => ({ ...headers, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/', body) })
+  return (body) => ({ ...headers, ...signer.signing('POST', '/', headers, contentDigest(body)) })
+}
+
+/**
  * Scenarios 4, 4c and 4a on a system whose page cache is off: the same in
  * the timed rounds and in the profile. The render request is signed as the
- * gateway signs it.
+ * gateway signs it (`signHome`, from homeRenderSigner).
  */
-function freshRenderScenarios(system, renderBody, luaDir, homePage, tag = '') {
-  const renderSignature = new RenderSigner(RENDER_SECRET).sign('POST', '/', renderBody)
-  const renderHeaders = { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: renderSignature }
+function freshRenderScenarios(system, renderBody, luaDir, homePage, signHome, tag = '') {
+  const renderHeaders = signHome(renderBody)
+  const { 'content-type': _type, ...signing } = renderHeaders
   return [
     { id: 4, name: 'home, page cache off (rendered every time)', url: `${system.url}/`, answers: homePage },
     { id: '4c', name: `home, page cache off, compressed: Accept-Encoding: ${BROWSER_ENCODINGS} (a browser's fresh page)`, url: `${system.url}/`, headers: { 'accept-encoding': BROWSER_ENCODINGS }, encoding: 'br', answers: homePage },
@@ -117,7 +132,7 @@ function freshRenderScenarios(system, renderBody, luaDir, homePage, tag = '') {
       id: '4a',
       name: "the renderer alone: the home page's render request (data handed over), rendered whole",
       url: `${system.rendererUrl}/`,
-      script: luaPost(luaDir, `render${tag}`, RENDER_REQUEST_CONTENT_TYPE, renderBody, { [RENDER_SIGNATURE_HEADER]: renderSignature }),
+      script: luaPost(luaDir, `render${tag}`, RENDER_REQUEST_CONTENT_TYPE, renderBody, signing),
       request: { method: 'POST', headers: renderHeaders, body: renderBody },
       answers: homePage,
     },
@@ -242,7 +257,7 @@ async function startProductSystems(distDir, label) {
  * right answer is (checked in the smoke round); `tag` keeps two builds' wrk
  * scripts apart.
  */
-async function productScenarios(systems, luaDir, tag = '') {
+async function productScenarios(systems, luaDir, tag = '', tree = root) {
   const { cached, routed, rendered, fetching, uncached } = systems
   const homePage = homePageCheck(Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer()))
   const renderBody = await homeRenderRequest(cached)
@@ -255,7 +270,7 @@ async function productScenarios(systems, luaDir, tag = '') {
     return answer.errors === undefined && answer.data?.entries?.length > 0
   }
   const apiBody = JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ServiceList, variables: { site: 'havenborg' } })
-  const [fresh, compressed, rendererAlone] = freshRenderScenarios(rendered, renderBody, luaDir, homePage, tag)
+  const [fresh, compressed, rendererAlone] = freshRenderScenarios(rendered, renderBody, luaDir, homePage, await homeRenderSigner(tree), tag)
   const scenarios = [
     { id: 3, name: 'home through the gateway, page cache hit', url: `${cached.url}/`, answers: homePage },
     { id: '3b', name: 'home, page cache hit through the full Fastify route (before the fast path)', url: `${routed.url}/`, answers: homePage },
@@ -330,7 +345,7 @@ async function main() {
       smoke,
       secret: RENDER_SECRET,
       dir: option('profile-dir') ?? join(root, 'bench/profiles'),
-      scenariosOf: async (system) => freshRenderScenarios(system, await homeRenderRequest(system), luaDir, homePageCheck(await homeBytes(system))),
+      scenariosOf: async (system) => freshRenderScenarios(system, await homeRenderRequest(system), luaDir, homePageCheck(await homeBytes(system)), await homeRenderSigner()),
     })
     stopAll()
     return
@@ -363,7 +378,7 @@ async function main() {
   // The baseline commit's twin of each product scenario, on its own systems.
   const twins = new Map()
   if (baselineDist) {
-    const { byId } = await productScenarios(await startProductSystems(baselineDist, `baseline ${baselineCommit}`), luaDir, '-baseline')
+    const { byId } = await productScenarios(await startProductSystems(baselineDist, `baseline ${baselineCommit}`), luaDir, '-baseline', dirname(baselineDist))
     for (const [id, scenario] of byId) twins.set(id, { ...scenario, id: `${id}@base`, twinOf: scenario.id, name: `${scenario.name} [baseline ${baselineCommit}]` })
   }
 

@@ -12,17 +12,17 @@ export const RENDER_REQUEST_CONTENT_TYPE = 'application/x-ndjson'
 
 /**
  * A render request that names its data instead of carrying it: the body is
- * the signature (RENDER_SIGNATURE_HEADER) of a full render request for the
- * same path that this renderer already took and verified, and the request is
- * signed over that body like any other. A renderer that no longer holds the
+ * the digest (contentDigest, shared/render-signature.ts) of the body of a
+ * full render request for the same path that this renderer already took and
+ * verified, and the request is signed like any other. A renderer that no longer holds the
  * data answers RENDER_DATA_UNKNOWN_STATUS with the code RENDER_DATA_UNKNOWN,
  * and the gateway sends the full body again; a renderer that predates
- * references answers 415, and gets full bodies. Needs RENDER_SECRET: without
- * a signature there is nothing to name the data by.
+ * references answers 415, and gets full bodies. Needs RENDER_SECRET: an
+ * unsigned reference would let anyone name what a renderer kept.
  */
 export const RENDER_REFERENCE_CONTENT_TYPE = 'application/x-render-reference'
 export const RENDER_DATA_UNKNOWN = 'RENDER_DATA_UNKNOWN'
-/** A reference's body is a signature, 43 characters of base64url: a renderer refuses anything much longer. */
+/** A reference's body is a digest, 43 characters of base64url: a renderer refuses anything much longer. */
 export const RENDER_REFERENCE_BODY_LIMIT_BYTES = 256
 export const RENDER_DATA_UNKNOWN_STATUS = 409
 /**

@@ -2,10 +2,11 @@ import t from 'tap'
 import { request } from 'undici'
 import { payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFERRED_SCRIPT_ID } from '../renderer/document-ids.ts'
-import { PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER, REQUEST_ID_HEADER } from '../shared/constants.ts'
+import { PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-request.ts'
 import { RenderSigner } from '../shared/render-signature.ts'
+import { signedHeaders } from './helpers/render-signing.ts'
 import { startSystem } from './helpers/system.ts'
 
 const system = await startSystem({ PAGE_CACHE: 'false' })
@@ -17,7 +18,7 @@ const signer = new RenderSigner(system.renderSecret ?? '')
 function postRender(path: string, body: string, headers: Record<string, string> = {}) {
   return request(`${system.rendererUrl}${path}`, {
     method: 'POST',
-    headers: { ...headers, 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', path, body) },
+    headers: signedHeaders(signer, 'POST', path, { ...headers, 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body),
     body,
   })
 }

@@ -2,27 +2,35 @@ import { LRUCache } from 'lru-cache'
 import { RENDER_BODY_MEMO_MAX_BYTES } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { encodeRenderRequest } from '../../shared/render-request.ts'
+import { contentDigest } from '../../shared/render-signature.ts'
 import { scriptJson } from '../../shared/script-json.ts'
 import { dataJsonOf, payloadJsonWithHead } from '../payload/payload-json.ts'
 
-/** How a body is signed for the path it goes to: the full body's signature, and that of a reference to it. */
-export interface BodySignatures {
-  path: string
-  full: string
-  reference: string
-}
-
 /**
  * A render request's body as it goes to the renderers: encoded to bytes once,
- * signed once per path, and remembered by the renderers that said they kept
- * it, which are sent a reference to it from then on instead of the bytes.
+ * digested once (each request is signed afresh over the digest), and
+ * remembered by the renderers that said they kept it, which are sent a
+ * reference to it (the digest) from then on instead of the bytes.
  */
 export class RenderBody {
-  signatures: BodySignatures | undefined
+  private digested: string | undefined
+  private referenceDigested: string | undefined
   /** Origins of the renderers that kept this body's data (RENDER_DATA_KEPT_HEADER). */
   readonly keptBy = new Set<string>()
 
   constructor(readonly bytes: Buffer) {}
+
+  /** The bytes' SHA-256 (contentDigest): what a signature covers of them, and a reference's body. */
+  get digest(): string {
+    this.digested ??= contentDigest(this.bytes)
+    return this.digested
+  }
+
+  /** The digest of a reference's body (the digest above): what a reference's signature covers. */
+  get referenceDigest(): string {
+    this.referenceDigested ??= contentDigest(this.digest)
+    return this.referenceDigested
+  }
 
   static of(text: string): RenderBody {
     return new RenderBody(Buffer.from(text))

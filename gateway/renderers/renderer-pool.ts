@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
-import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
+import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS } from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
-import type { BodySignatures, RenderBody } from '../pages/render-body.ts'
+import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { type RendererAnswer, exchange } from './render-exchange.ts'
 import { RendererUnavailableError } from '../errors.ts'
@@ -61,16 +61,6 @@ interface Member extends RendererAddress {
   /** The configured URL this address came from. */
   source: string
   up: boolean
-}
-
-/** A body's signatures for a path, made once and kept with the body (a kept body goes to the same path every time). */
-function signaturesOf(signer: RenderSigner, body: RenderBody, path: string): BodySignatures {
-  const known = body.signatures
-  if (known?.path === path) return known
-  const full = signer.sign('POST', path, body.bytes)
-  const signatures = { path, full, reference: signer.sign('POST', path, full) }
-  body.signatures = signatures
-  return signatures
 }
 
 /** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
@@ -156,30 +146,31 @@ export class RendererPool {
   }
 
   /**
-   * One render request to one renderer. A body whose data the renderer said
-   * it kept goes as a reference (its signature, a few dozen bytes instead of
-   * the data); when the renderer no longer has it (evicted, restarted), the
-   * body itself follows at once.
+   * One render request to one renderer, signed as it is sent (its time, a
+   * nonce, the headers the renderer reads, the body's digest). A body whose
+   * data the renderer said it kept goes as a reference (its digest, a few
+   * dozen bytes instead of the data); when the renderer no longer has it
+   * (evicted, restarted), the body itself follows at once.
    */
   private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined): Promise<RendererAnswer> {
     const origin = member.base.origin
+    const signer = this.signer
     if (body === undefined) {
       const sent: Record<string, string> = { ...headers, host: member.host }
-      if (this.signer) sent[RENDER_SIGNATURE_HEADER] = this.signer.sign('GET', path)
-      return exchange(this.agent, { origin, path, method: 'GET', headers: sent })
+      return exchange(this.agent, { origin, path, method: 'GET', headers: signer ? { ...sent, ...signer.signing('GET', path, sent) } : sent })
     }
-    const signatures = this.signer ? signaturesOf(this.signer, body, path) : undefined
-    if (signatures && body.keptBy.has(member.origin)) {
-      const sent = { ...headers, host: member.host, [RENDER_SIGNATURE_HEADER]: signatures.reference, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
-      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: sent, body: signatures.full })
+    if (signer && body.keptBy.has(member.origin)) {
+      const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
+      const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
+      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest })
       if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
       discard(answer)
       body.keptBy.delete(member.origin)
     }
     const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
-    if (signatures) sent[RENDER_SIGNATURE_HEADER] = signatures.full
-    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: sent, body: body.bytes })
-    if (signatures && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
+    const signed = signer ? { ...sent, ...signer.signing('POST', path, sent, body.digest) } : sent
+    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.bytes })
+    if (signer && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
     return answer
   }
 

@@ -2,11 +2,10 @@ import { type IncomingMessage, type Server, createServer } from 'node:http'
 import t, { type Test } from 'tap'
 import { RenderBody, RenderBodyMemo } from '../../gateway/pages/render-body.ts'
 import { RendererPool } from '../../gateway/renderers/renderer-pool.ts'
-import { RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
-import { RenderSigner } from '../../shared/render-signature.ts'
-import { freePort } from '../helpers/ports.ts'
+import { SignatureCheck } from '../../renderer/render-signatures.ts'
+import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
 
 const SECRET = 'a-render-secret-for-tests'
 const signer = new RenderSigner(SECRET)
@@ -18,14 +17,16 @@ interface Seen {
 
 /**
  * A stand-in renderer that speaks the reference protocol as the real one
- * does: it checks every signature, keeps the data of full bodies by their
- * signature when `keeps` is on (and says so), renders a reference from what
- * it kept, and answers 409 for one it does not have.
+ * does: it checks every signature with the real renderer's check (fresh,
+ * used once), keeps the data of full bodies by their digest when `keeps` is
+ * on (and says so), renders a reference from what it kept, and answers 409
+ * for one it does not have.
  */
 async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: boolean }): Promise<{ url: URL; seen: Seen[]; kept: Map<string, string> }> {
   const seen: Seen[] = []
   const kept = new Map<string, string>()
   const settings = { signed: true, ...options }
+  const signatures = new SignatureCheck(signer, { maxAgeMs: 10_000, replayCheck: true })
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     if (req.url === '/healthz') return void res.writeHead(200).end('{}')
     const chunks: Buffer[] = []
@@ -34,14 +35,14 @@ async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: bo
     const type = String(req.headers['content-type'])
     seen.push({ type, body: body.toString('utf8') })
     const path = String(req.url)
-    if (settings.signed && !signer.verify('POST', path, body, req.headers[RENDER_SIGNATURE_HEADER])) return void res.writeHead(403).end('unsigned')
+    if (settings.signed && signatures.refusal(req, contentDigest(body)) !== undefined) return void res.writeHead(403).end('unsigned')
     let data: string | undefined
     const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' }
     if (type === RENDER_REFERENCE_CONTENT_TYPE) data = kept.get(body.toString('utf8'))
     else {
       data = body.toString('utf8')
       if (settings.keeps) {
-        kept.set(String(req.headers[RENDER_SIGNATURE_HEADER]), data)
+        kept.set(contentDigest(body), data)
         headers[RENDER_DATA_KEPT_HEADER] = '1'
       }
     }
@@ -51,8 +52,9 @@ async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: bo
     }
     res.writeHead(200, headers).end(`<p>${data}</p>`)
   })
-  const port = await freePort()
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
   t.teardown(() => {
     server.closeAllConnections()
     return new Promise((resolve) => server.close(resolve))
@@ -76,7 +78,7 @@ async function pageOf(pool: RendererPool, path: string, body: RenderBody): Promi
 
 const DATA = '{"path":"/","data":{"home":{"title":"Welkom"}}}'
 
-t.test('a body the renderer kept is sent as a reference: its signature, signed in turn for the path', async (t) => {
+t.test('a body the renderer kept is sent as a reference: its digest, signed like any render request', async (t) => {
   const renderer = await referenceRenderer(t, { keeps: true })
   const pool = poolFor(t, [renderer.url], SECRET)
   const body = RenderBody.of(DATA)
@@ -87,7 +89,7 @@ t.test('a body the renderer kept is sent as a reference: its signature, signed i
     [RENDER_REQUEST_CONTENT_TYPE, RENDER_REFERENCE_CONTENT_TYPE],
     'the bytes once, then a reference',
   )
-  t.equal(renderer.seen[1]?.body, signer.sign('POST', '/', Buffer.from(DATA)), "the reference is the full body's signature")
+  t.equal(renderer.seen[1]?.body, contentDigest(DATA), "the reference is the full body's digest")
   t.ok((renderer.seen[1]?.body.length ?? 0) < 50, 'a few dozen bytes instead of the data')
 })
 
@@ -127,7 +129,7 @@ t.test('each renderer of the pool gets the body once before it is sent reference
   for (const renderer of [a, b]) t.same(renderer.seen.map((s) => s.type), [RENDER_REQUEST_CONTENT_TYPE, RENDER_REFERENCE_CONTENT_TYPE])
 })
 
-t.test('without RENDER_SECRET nothing is referenced: there is no signature to name the data by', async (t) => {
+t.test('without RENDER_SECRET nothing is referenced: a reference must be signed to be trusted', async (t) => {
   // A stand-in that takes unsigned requests and says it kept the data all the same.
   const renderer = await referenceRenderer(t, { keeps: true, signed: false })
   const pool = poolFor(t, [renderer.url], undefined)

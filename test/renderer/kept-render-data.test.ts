@@ -12,8 +12,9 @@ import {
   RENDER_REQUEST_CONTENT_TYPE,
   encodeRenderRequest,
 } from '../../shared/render-request.ts'
-import { RenderSigner } from '../../shared/render-signature.ts'
+import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
 import { scriptSafe } from '../../shared/script-json.ts'
+import { signedHeaders } from '../helpers/render-signing.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const system = await startSystem({ PAGE_CACHE: 'false' })
@@ -21,15 +22,17 @@ t.teardown(() => system.close())
 
 const signer = new RenderSigner(system.renderSecret ?? '')
 
-/** A full render request as the gateway sends it: the body, signed for the path. */
+/** A full render request as the gateway sends it: the body, signed for the path; and the body's digest, by which its data is kept. */
 function postBody(path: string, body: string) {
-  const signature = signer.sign('POST', path, body)
-  return { signature, answer: request(`${system.rendererUrl}${path}`, { method: 'POST', headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signature }, body }) }
+  const headers = signedHeaders(signer, 'POST', path, { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body)
+  return { digest: contentDigest(body), answer: request(`${system.rendererUrl}${path}`, { method: 'POST', headers, body }) }
 }
 
-/** A reference as the gateway sends it: the full body's signature as the body, signed in turn for the path. */
-function postReference(path: string, fullSignature: string, signature = signer.sign('POST', path, fullSignature)) {
-  return request(`${system.rendererUrl}${path}`, { method: 'POST', headers: { 'content-type': RENDER_REFERENCE_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signature }, body: fullSignature })
+/** A reference as the gateway sends it: the full body's digest as the body, signed like any render request; `signature` forges its signature. */
+function postReference(path: string, digest: string, signature?: string) {
+  const headers = signedHeaders(signer, 'POST', path, { 'content-type': RENDER_REFERENCE_CONTENT_TYPE }, digest)
+  if (signature !== undefined) headers[RENDER_SIGNATURE_HEADER] = signature
+  return request(`${system.rendererUrl}${path}`, { method: 'POST', headers, body: digest })
 }
 
 async function payloadOf(path: string, part: 'primary' | 'deferred', query = ''): Promise<PagePayload> {
@@ -48,13 +51,13 @@ async function dataSources(): Promise<Record<string, number>> {
 /** A page without its per-render nonce, to compare two renders of the same data. */
 const withoutNonces = (html: string): string => html.replace(/nonce="[^"]*"/g, 'nonce=""').replace(/'nonce-[^']*'/g, "'nonce-'")
 
-t.test('KeptRenderData: data only for the path it was signed for, bounded by bytes', async (t) => {
+t.test('KeptRenderData: data only for the path it came for, bounded by bytes', async (t) => {
   const dataOf = (size: number): ReadyRenderData => ({ payload: {} as PagePayload, payloadJson: 'x'.repeat(size) })
   const memo = new KeptRenderData(64 * 1024)
   t.ok(memo.keep('sig-a', '/a', dataOf(1000)))
   t.ok(memo.get('sig-a', '/a'), 'kept for its path')
-  t.equal(memo.get('sig-a', '/b'), undefined, 'not for another path, whatever the signature')
-  t.equal(memo.get('sig-b', '/a'), undefined, 'not under another signature')
+  t.equal(memo.get('sig-a', '/b'), undefined, 'not for another path, whatever the digest')
+  t.equal(memo.get('sig-b', '/a'), undefined, 'not under another digest')
   t.notOk(memo.keep('sig-huge', '/huge', dataOf(64 * 1024)), 'data larger than the whole memo is not kept')
   for (let i = 0; i < 100; i++) memo.keep(`sig-${i}`, `/p${i}`, dataOf(1000))
   t.ok(memo.bytes <= 64 * 1024, `held ${memo.bytes} bytes, within the bound`)
@@ -82,7 +85,7 @@ t.test('a live page\'s data is kept: the same body again is not decoded again, a
   t.equal(againAnswer.headers[RENDER_DATA_KEPT_HEADER], '1')
   t.equal(withoutNonces(againPage), withoutNonces(firstPage), 'the same page from the kept data')
 
-  const byReference = await postReference('/', first.signature)
+  const byReference = await postReference('/', first.digest)
   const referencePage = await byReference.body.text()
   t.equal(byReference.statusCode, 200)
   t.equal(withoutNonces(referencePage), withoutNonces(firstPage), 'the same page from a reference')
@@ -105,7 +108,7 @@ t.test('the deferred data is embedded as it came when cleaning leaves it unchang
 
 t.test('a reference the renderer cannot honour gets 409 RENDER_DATA_UNKNOWN, a forged one 403, an oversized one 413', async (t) => {
   const before = await dataSources()
-  const unknown = await postReference('/', signer.sign('POST', '/', 'never sent'))
+  const unknown = await postReference('/', contentDigest('never sent'))
   t.equal(unknown.statusCode, RENDER_DATA_UNKNOWN_STATUS)
   t.match(await unknown.body.json(), { errors: [{ extensions: { code: RENDER_DATA_UNKNOWN } }] })
 
@@ -113,17 +116,17 @@ t.test('a reference the renderer cannot honour gets 409 RENDER_DATA_UNKNOWN, a f
   const primary = await payloadOf('/', 'primary')
   const home = postBody('/', encodeRenderRequest(payloadJson(primary)))
   await (await home.answer).body.dump()
-  const elsewhere = await postReference('/over-ons', home.signature)
-  t.equal(elsewhere.statusCode, RENDER_DATA_UNKNOWN_STATUS, 'a reference is honoured only for the path its data was signed for')
+  const elsewhere = await postReference('/over-ons', home.digest)
+  t.equal(elsewhere.statusCode, RENDER_DATA_UNKNOWN_STATUS, 'a reference is honoured only for the path its data came for')
   await elsewhere.body.dump()
 
-  const forged = await postReference('/', home.signature, 'not-the-gateways-signature')
+  const forged = await postReference('/', home.digest, 'not-the-gateways-signature')
   t.equal(forged.statusCode, 403, 'a reference is signed like any render request')
   await forged.body.dump()
 
   const oversized = 'x'.repeat(4096)
   const large = await postReference('/', oversized)
-  t.equal(large.statusCode, 413, 'a reference is a signature, not a body')
+  t.equal(large.statusCode, 413, 'a reference is a digest, not a body')
   await large.body.dump()
 
   const after = await dataSources()
@@ -138,7 +141,7 @@ t.test('a preview\'s data is never kept', async (t) => {
   await answer.body.dump()
   t.equal(answer.statusCode, 200)
   t.equal(answer.headers[RENDER_DATA_KEPT_HEADER], undefined, 'not said to be kept')
-  const reference = await postReference('/', preview.signature)
+  const reference = await postReference('/', preview.digest)
   t.equal(reference.statusCode, RENDER_DATA_UNKNOWN_STATUS, 'and so cannot be named')
   await reference.body.dump()
 })

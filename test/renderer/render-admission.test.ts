@@ -11,6 +11,7 @@ import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
 import { h1Of } from '../helpers/html.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
+import { signedHeaders } from '../helpers/render-signing.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 // The renderer renders only for its gateway: signed render requests (RENDER_SECRET) for plain site paths, with data from the gateway's origin alone.
@@ -38,7 +39,7 @@ function rendererPort(system: System): number {
 }
 
 /** A request with its target sent byte for byte (undici's URL parser would tidy `/\` and `//`). */
-function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const sent = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (response) => {
       let text = ''
@@ -85,8 +86,7 @@ for (const signing of [true, false]) {
         const sentBody = method === 'POST' ? body : undefined
         const headers: Record<string, string> = { [CRAFT_TOKEN_HEADER]: 'visitors-token', [REQUEST_ID_HEADER]: requestId }
         if (method === 'POST') headers['content-type'] = RENDER_REQUEST_CONTENT_TYPE
-        if (signer) headers[RENDER_SIGNATURE_HEADER] = signer.sign(method, path, sentBody)
-        const answer = await rawRequest(rendererPort(system), method, path, headers, sentBody)
+        const answer = await rawRequest(rendererPort(system), method, path, signer ? signedHeaders(signer, method, path, headers, sentBody) : headers, sentBody)
         t.equal(answer.status, 400, `${method} ${path.slice(0, 40)}`)
         t.match(JSON.parse(answer.text), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
         t.notOk(gatewaySaw(system, requestId), 'the gateway was not asked either')
@@ -125,12 +125,12 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
   const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
   const refused: [name: string, method: string, headers: Record<string, string>, body?: string][] = [
     ['GET unsigned', 'GET', {}],
-    ['GET signed for another path', 'GET', { [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/contact') }],
-    ['GET signed with another secret', 'GET', { [RENDER_SIGNATURE_HEADER]: stranger.sign('GET', '/over-ons') }],
-    ['GET with a signature of the wrong length', 'GET', { [RENDER_SIGNATURE_HEADER]: 'x' }],
+    ['GET signed for another path', 'GET', signedHeaders(signer, 'GET', '/contact')],
+    ['GET signed with another secret', 'GET', signedHeaders(stranger, 'GET', '/over-ons')],
+    ['GET with a signature of the wrong length', 'GET', { ...signedHeaders(signer, 'GET', '/over-ons'), [RENDER_SIGNATURE_HEADER]: 'x' }],
     ['POST unsigned', 'POST', post, body],
-    ['POST signed as a GET', 'POST', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/over-ons') }, body],
-    ['POST with another body', 'POST', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', '{}') }, body],
+    ['POST signed as a GET', 'POST', signedHeaders(signer, 'GET', '/over-ons', post), body],
+    ['POST with another body', 'POST', signedHeaders(signer, 'POST', '/over-ons', post, '{}'), body],
   ]
   for (const [index, [name, method, headers, sent]] of refused.entries()) {
     const requestId = `unsigned-${index}`
@@ -144,25 +144,111 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
     t.equal((await rawRequest(port, 'GET', path, {})).status, 200, `${path} needs no signature`)
   }
 
-  const signedGet = await rawRequest(port, 'GET', '/over-ons', { [RENDER_SIGNATURE_HEADER]: signer.sign('GET', '/over-ons'), [REQUEST_ID_HEADER]: 'signed-get' })
+  const signedGet = await rawRequest(port, 'GET', '/over-ons', signedHeaders(signer, 'GET', '/over-ons', { [REQUEST_ID_HEADER]: 'signed-get' }))
   t.equal(signedGet.status, 200, 'a signed GET renders, its payload fetched from the gateway')
   t.ok(h1Of(signedGet.text))
   t.ok(gatewaySaw(system, 'signed-get'))
-  const signedPost = await rawRequest(port, 'POST', '/over-ons', { ...post, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/over-ons', body) }, body)
+  const signedPost = await rawRequest(port, 'POST', '/over-ons', signedHeaders(signer, 'POST', '/over-ons', post, body), body)
   t.equal(signedPost.status, 200, 'a signed POST renders')
+})
+
+t.test('a signed render request renders once, while fresh, with the headers it was signed with: a replay, one signed too long ago or too far ahead, or a changed token or user agent gets 403, logged, and nothing is fetched', async (t) => {
+  const system = await startSystem({ PAGE_CACHE: 'false' })
+  t.teardown(() => system.close())
+  const secret = system.renderSecret ?? ''
+  const signer = new RenderSigner(secret)
+  const maxAgeMs = loadRendererConfig({}).renderSignatureMaxAgeMs
+  const port = rendererPort(system)
+  const visitor = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' }
+  // x-request-id is not signed: a replay under a new one shows whether the renderer fetched anything for it.
+  const send = (requestId: string, headers: Record<string, string>, method = 'GET', body?: string) => rawRequest(port, method, '/over-ons', { ...headers, [REQUEST_ID_HEADER]: requestId }, body)
+  const refusalOf = (requestId: string) => system.rendererLogs.lines.find((line) => line.requestId === requestId && line.msg === 'render request without a valid signature refused')?.refusal
+
+  const captured = signedHeaders(signer, 'GET', '/over-ons', visitor)
+  const fresh = await send('fresh', captured)
+  t.equal(fresh.status, 200, 'a fresh request, signed as the gateway signs it, renders')
+  t.ok(h1Of(fresh.text))
+  t.ok(gatewaySaw(system, 'fresh'), 'its payload fetched from the gateway')
+
+  const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
+  const body = payloadJson(primary)
+  const post = { ...visitor, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const capturedPost = signedHeaders(signer, 'POST', '/over-ons', post, body)
+  t.equal((await send('fresh-post', capturedPost, 'POST', body)).status, 200, 'a fresh POST renders')
+
+  const tooOld = new RenderSigner(secret, () => Date.now() - maxAgeMs - 1000)
+  const ahead = new RenderSigner(secret, () => Date.now() + 60_000)
+  const refused: [name: string, headers: Record<string, string>, refusal: string, method?: string][] = [
+    ['the same request again', captured, 'replayed'],
+    ['the same POST again', capturedPost, 'replayed', 'POST'],
+    [`one signed ${maxAgeMs + 1000} ms ago`, signedHeaders(tooOld, 'GET', '/over-ons', visitor), 'expired'],
+    ['one signed a minute ahead', signedHeaders(ahead, 'GET', '/over-ons', visitor), 'signed ahead'],
+    ["a crawler's user agent on a visitor's signature", { ...signedHeaders(signer, 'GET', '/over-ons', visitor), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
+    ['a user agent added to a request signed without one', { ...signedHeaders(signer, 'GET', '/over-ons'), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
+    ['a preview token added to a request signed without one', { ...signedHeaders(signer, 'GET', '/over-ons', visitor), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
+    ['another preview token', { ...signedHeaders(signer, 'GET', '/over-ons', { ...visitor, [CRAFT_TOKEN_HEADER]: 'editors-token' }), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
+    ['another signing time', { ...signedHeaders(signer, 'GET', '/over-ons', visitor), 'x-render-signed-at': String(Date.now() + 1) }, 'bad signature'],
+    ['no signing time', (({ 'x-render-signed-at': _, ...rest }) => rest)(signedHeaders(signer, 'GET', '/over-ons', visitor)), 'unsigned'],
+  ]
+  for (const [index, [name, headers, refusal, method]] of refused.entries()) {
+    const requestId = `refused-${index}`
+    const answer = await send(requestId, headers, method, method === 'POST' ? body : undefined)
+    t.equal(answer.status, 403, name)
+    t.match(answer.text, '"code":"FORBIDDEN"', `${name}: FORBIDDEN`)
+    t.equal(refusalOf(requestId), refusal, `${name}: logged as ${refusal}`)
+    t.notOk(gatewaySaw(system, requestId), `${name}: nothing fetched`)
+  }
+})
+
+t.test('a render request captured between the gateway and its renderer renders once: sent again it gets 403, with a crawler\'s user agent too', async (t) => {
+  // A recording hop in front of the renderer, as someone on the internal network would sit.
+  const captured: { method: string; url: string; headers: Record<string, string>; body: Buffer }[] = []
+  const target = { origin: '' }
+  const hop = await listenOnLoopback(t, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+      const body = Buffer.concat(chunks)
+      captured.push({ method: req.method ?? '', url: req.url ?? '', headers, body })
+      request(`${target.origin}${req.url ?? ''}`, { method: req.method as 'GET' | 'POST', headers, body: body.length > 0 ? body : null }).then(
+        async (answer) => res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type']) }).end(Buffer.from(await answer.body.arrayBuffer())),
+        () => res.writeHead(502).end(),
+      )
+    })
+  })
+  const system = await startSystem({ PAGE_CACHE: 'false' }, (config) => {
+    target.origin = config.rendererUrls[0]?.origin ?? ''
+    config.rendererUrls = [new URL(`http://127.0.0.1:${hop}`)]
+  })
+  t.teardown(() => system.close())
+  const page = await request(`${system.url}/over-ons`, { headers: { 'user-agent': 'Mozilla/5.0' } })
+  t.equal(page.statusCode, 200, 'the page renders through the hop')
+  await page.body.dump()
+  const render = captured.find((sent) => sent.method === 'POST' && sent.url === '/over-ons')
+  t.ok(render, 'the render request was captured')
+  if (!render) return
+  const replay = (headers: Record<string, string>) => rawRequest(rendererPort(system), render.method, render.url, headers, render.body)
+  const statuses = new Map<number, number>()
+  for (let i = 0; i < 20; i++) {
+    const { status } = await replay(render.headers)
+    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+  }
+  t.same([...statuses], [[403, 20]], 'each of 20 replays refused')
+  t.equal((await replay({ ...render.headers, 'user-agent': 'Googlebot/2.1' })).status, 403, "a crawler's user agent on it: 403")
 })
 
 t.test("every refusal of the renderer is a coded JSON error in the gateway's shape, kept by nobody", async (t) => {
   const system = await startSystem({ PAGE_CACHE: 'false' })
   t.teardown(() => system.close())
   const signer = new RenderSigner(system.renderSecret ?? '')
-  const signed = (method: string, path: string, body?: string) => ({ [RENDER_SIGNATURE_HEADER]: signer.sign(method, path, body) })
   const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const signed = (method: string, path: string, body?: string) => signedHeaders(signer, method, path, body === undefined ? {} : post, body)
   const refusals: [name: string, method: string, path: string, headers: Record<string, string>, body: string | undefined, status: number, code: string, message: string | RegExp][] = [
     ['unsigned', 'GET', '/over-ons', {}, undefined, 403, 'FORBIDDEN', 'The render request is not signed by the gateway'],
     ['a path the router cannot read', 'GET', '/%ff', signed('GET', '/%ff'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
     ['not a plain site path', 'GET', '/over\\ons', signed('GET', '/over\\ons'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
-    ['a body that is not a render request', 'POST', '/over-ons', { ...post, ...signed('POST', '/over-ons', 'not json') }, 'not json', 400, 'BAD_REQUEST', 'The body is not a render request'],
+    ['a body that is not a render request', 'POST', '/over-ons', signed('POST', '/over-ons', 'not json'), 'not json', 400, 'BAD_REQUEST', 'The body is not a render request'],
     ['a body of another type (Fastify\'s own error)', 'POST', '/over-ons', { 'content-type': 'application/xml' }, '<x/>', 415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', /media type/i],
     ['a method it has no route for', 'DELETE', '/over-ons', {}, undefined, 404, 'NOT_FOUND', 'Not found'],
   ]
@@ -188,6 +274,11 @@ t.test('the gateway signs its render requests as they are sent, so the real syst
     const response = await rawRequest(Number(new URL(system.url).port), 'GET', path, {})
     t.equal(response.status, status, path)
     t.ok(h1Of(response.text), `${path} has its page`)
+  }
+  // The user agent is signed as the gateway holds it and checked as the renderer reads it: bytes beyond ASCII, blanks inside.
+  for (const userAgent of ['Mozilla/5.0 (caf\u00e9)', Buffer.from('Mozilla/5.0 café €', 'utf8').toString('latin1'), 'Googlebot/2.1  (+http://www.google.com/bot.html)']) {
+    const response = await rawRequest(Number(new URL(system.url).port), 'GET', '/over-ons', { 'user-agent': userAgent })
+    t.equal(response.status, 200, `user agent ${JSON.stringify(userAgent)}`)
   }
   t.notOk(system.rendererLogs.lines.some((line) => line.msg === 'render request without a valid signature refused'), 'the renderer refused none')
 })

@@ -4,11 +4,12 @@ import { payloadJson } from '../../gateway/payload/payload-json.ts'
 import { buildRenderer } from '../../renderer/app.ts'
 import { loadRendererConfig } from '../../renderer/config.ts'
 import { DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID } from '../../renderer/document-ids.ts'
-import { PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
+import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
+import { signedHeaders } from '../helpers/render-signing.ts'
 import { startSystem } from '../helpers/system.ts'
 
 // Rich text is sanitised where it enters the renderer, whoever sent it: a posted render request or a fetched payload.
@@ -48,7 +49,7 @@ function scriptText(html: string, id: string): string {
 function postRender(path: string, body: string) {
   return request(`${rendererUrl}${path}`, {
     method: 'POST',
-    headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', path, body) },
+    headers: signedHeaders(signer, 'POST', path, { 'content-type': RENDER_REQUEST_CONTENT_TYPE }, body),
     body,
   })
 }
