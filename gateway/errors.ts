@@ -9,6 +9,7 @@ export const VariablesTooLargeError = createError('VARIABLES_TOO_LARGE', 'variab
 export const PurgeSecretError = createError('UNAUTHORIZED', 'Wrong or missing purge secret', 401)
 export const PurgeLockedError = createError('RATE_LIMITED', 'Too many failed purges; try again in %s seconds', 429)
 export const PreviewLimitError = createError('RATE_LIMITED', 'Too many preview requests; try again in %s s', 429)
+export const CrossOriginError = createError('CROSS_ORIGIN_REFUSED', 'Only a page of this site may ask for this', 403)
 export const BuildNotFoundError = createError('BUILD_NOT_FOUND', 'Unknown build', 404)
 export const UnsupportedMediaTypeError = createError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
 export const UpstreamUnavailableError = createError('UPSTREAM_UNAVAILABLE', 'The content service cannot be reached', 502)

@@ -28,6 +28,9 @@ export const CRAFT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/
 export const TOKEN_STORAGE_KEY = 'apollo:default.token'
 export const TOKEN_COOKIE_NAME = 'craft_token'
 export const TOKEN_COOKIE_MAX_AGE_SECONDS = 604_800
+/** Where the preview bar's button posts to end a preview: the token cookie cleared, back to the live page (`terug`). */
+export const PREVIEW_END_PATH = '/voorbeeld/sluiten'
+export const PREVIEW_END_RETURN_PARAM = 'terug'
 
 // Error page
 export const NOT_FOUND_SECTION = 'notFound'

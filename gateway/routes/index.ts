@@ -6,6 +6,7 @@ import { catchAllRoute } from './catch-all.ts'
 import { setUpDevReload } from './dev-reload.ts'
 import { embeddedCmsRoutes } from './embedded-cms.ts'
 import { healthRoutes } from './health.ts'
+import { previewEndRoutes } from './preview-end.ts'
 import { purgeRoutes } from './purge.ts'
 import { seoRoutes } from './seo.ts'
 
@@ -13,7 +14,7 @@ import { seoRoutes } from './seo.ts'
 async function routes(app: FastifyInstance): Promise<void> {
   const { devReloadFile } = app.config
   if (devReloadFile !== undefined) setUpDevReload(app, devReloadFile)
-  for (const group of [embeddedCmsRoutes, healthRoutes, apiRoutes, purgeRoutes, buildRoutes, seoRoutes, catchAllRoute]) await app.register(group)
+  for (const group of [embeddedCmsRoutes, healthRoutes, apiRoutes, purgeRoutes, previewEndRoutes, buildRoutes, seoRoutes, catchAllRoute]) await app.register(group)
 }
 
 export default fp(routes, { name: 'routes', dependencies: ['app-plugins'] })

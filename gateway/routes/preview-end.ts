@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { PREVIEW_END_PATH, PREVIEW_END_RETURN_PARAM, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { splitSitePath } from '../../shared/site-path.ts'
+import { CrossOriginError } from '../errors.ts'
+import { clearTokenCookie, withoutPreviewLink } from '../preview/tokens.ts'
+
+/** A form's body is never read here: the return address travels in the query. */
+const FORM_BODY_LIMIT_BYTES = 1024
+
+/**
+ * Whether a page of this site sent the request: the browser's Sec-Fetch-Site
+ * where it sends one, else its Origin, which it sends with every form POST.
+ * Neither (a script, a proxy that strips both) is refused too.
+ */
+function fromThisSite(request: FastifyRequest, siteOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site']
+  if (site !== undefined) return site === 'same-origin'
+  const origin = request.headers.origin
+  return origin !== undefined && (origin === siteOrigin || origin === `${request.protocol}://${request.host}`)
+}
+
+/** The live page to go back to: a plain path of this site without the names of a preview link; the home page otherwise. */
+function livePage(value: unknown): string {
+  const url = typeof value === 'string' ? splitSitePath(value) : undefined
+  if (!url) return '/'
+  const live = withoutPreviewLink(url)
+  return `${live.rawPath}${live.search}`
+}
+
+/**
+ * Ends an editor's preview from the bar on a previewed page: clears the
+ * token cookie (and, through Clear-Site-Data, the token the browser keeps in
+ * local storage) and sends the browser to the live page. Only a POST from a
+ * page of this site: a link elsewhere cannot end someone's preview.
+ */
+export async function previewEndRoutes(app: FastifyInstance): Promise<void> {
+  const siteOrigin = app.config.siteUrl.origin
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, _body, done) => done(null, undefined))
+  app.post(PREVIEW_END_PATH, async (request, reply) => {
+    reply.header('cache-control', PRIVATE_NO_STORE)
+    if (!fromThisSite(request, siteOrigin)) throw new CrossOriginError()
+    clearTokenCookie(reply)
+    reply.header('clear-site-data', '"storage"')
+    return reply.redirect(livePage((request.query as Record<string, unknown>)[PREVIEW_END_RETURN_PARAM]), 303)
+  })
+}
