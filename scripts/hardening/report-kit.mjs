@@ -149,9 +149,9 @@ export async function startCountingProxy(target) {
  * as many connections, for at most `maxMs` (or until `until()` says stop).
  * Returns how many were sent, the statuses ('error' for a failed request), the
  * time taken and, with `timed`, each request's start (ms since the loop began)
- * and duration.
+ * and duration; `onResponse(response, i)` sees each answer's headers.
  */
-export async function load(count, concurrency, make, { maxMs = 60_000, until = () => false, timed = false, timeoutMs = 15_000 } = {}) {
+export async function load(count, concurrency, make, { maxMs = 60_000, until = () => false, timed = false, timeoutMs = 15_000, onResponse } = {}) {
   const agent = new Agent({ connections: concurrency, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
   const statuses = {}
   const samples = []
@@ -168,6 +168,7 @@ export async function load(count, concurrency, make, { maxMs = 60_000, until = (
           const response = await request(url, { ...options, dispatcher: agent })
           await response.body.dump()
           count1(response.statusCode)
+          onResponse?.(response, i)
         } catch {
           count1('error')
         }
