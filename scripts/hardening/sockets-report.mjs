@@ -3,7 +3,8 @@
 // deploy/nginx.conf (adapted to loopback, as test/deploy.test.ts runs it);
 // and whether visitors still get pages meanwhile. One client opens up to
 // ATTEMPTS sockets that never send connection_init, holds them HOLD_MS, and
-// counts those still open and the first one the server closed.
+// counts those still open and the first one the server closed; ten visitors
+// ask for pages right after the opening and again near the end of the hold.
 // Self-contained: it starts its own gateway, renderer and nginx (built
 // services, embedded content), all on loopback, and kills them at the end.
 // Run alone with `node --import tsx scripts/hardening/sockets-report.mjs`.
@@ -140,6 +141,8 @@ async function socketRound(base) {
   const heldFrom = performance.now()
   const openAfterOpening = sockets.filter(({ record }) => record.closedAt === undefined).length
   const pages = await visitors(base)
+  await sleep(Math.max(0, heldFrom + HOLD_MS - VISIT_TIMEOUT_MS - performance.now()))
+  const pagesLater = await visitors(base)
   await sleep(Math.max(0, heldFrom + HOLD_MS - performance.now()))
   const openAtEnd = sockets.filter(({ record }) => record.closedAt === undefined).length
   const closed = sockets.filter(({ record }) => record.closedAt !== undefined)
@@ -159,6 +162,7 @@ async function socketRound(base) {
     firstServerCloseAfterMs: lifetimes.length ? Math.round(Math.min(...lifetimes)) : null,
     serverCloseCodes: closeCodes,
     visitorsWhileOpen: pages,
+    visitorsAtHoldEnd: pagesLater,
   }
 }
 
@@ -201,7 +205,7 @@ export async function measureSockets() {
 }
 
 const holding = (round) =>
-  `${round.openAtEnd} of ${round.attempts} open after ${round.holdSeconds} s (opened ${round.opened}; first closed by the server ${round.firstServerCloseAfterMs === null ? 'never' : `after ${round.firstServerCloseAfterMs} ms`}); visitors ${round.visitorsWhileOpen.answered200}/${round.visitorsWhileOpen.pagesOf} pages`
+  `${round.openAtEnd} of ${round.attempts} open after ${round.holdSeconds} s (opened ${round.opened}; first closed by the server ${round.firstServerCloseAfterMs === null ? 'never' : `after ${round.firstServerCloseAfterMs} ms`}); visitors ${round.visitorsWhileOpen.answered200}/${round.visitorsWhileOpen.pagesOf} pages, ${round.visitorsAtHoldEnd.answered200}/${round.visitorsAtHoldEnd.pagesOf} ${(HOLD_MS - VISIT_TIMEOUT_MS) / 1000} s later`
 
 export const socketsRows = (result) => [
   ['tokenless sockets on /cms/live, one client, direct', holding(result.direct)],
