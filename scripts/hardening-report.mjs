@@ -2,12 +2,12 @@
 // built services (dist/, embedded content) started as processes on loopback.
 // Each measurement is a module of scripts/hardening/ that starts what it needs
 // and stops it again; `npm run hardening -- --only=sockets,redis` runs some.
-// Prints a table and writes bench/hardening.json (the measurements of this
+// Prints a table and writes bench/hardening.json or --out=FILE (the measurements of this
 // run replace their earlier figures there; the others are kept, each with
 // its date and commit).
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { apiMemoryRows, measureApiMemory } from './hardening/api-memory.mjs'
 import { floodLatencyRows, measureFloodLatency } from './hardening/flood-latency.mjs'
 import { junkTokensRows, measureJunkTokens } from './hardening/junk-tokens.mjs'
@@ -32,13 +32,16 @@ const measurements = [
 function selected(argv) {
   const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(`npm run hardening [-- --only=NAME,...]\n${measurements.map(({ name, about }) => `  ${name.padEnd(10)} ${about}`).join('\n')}`)
+    console.log(`npm run hardening [-- --only=NAME,...] [--out=FILE (bench/hardening.json)]\n${measurements.map(({ name, about }) => `  ${name.padEnd(10)} ${about}`).join('\n')}`)
     process.exit(0)
   }
   if (only === undefined) return measurements
   const names = only.split(',').map((name) => name.trim()).filter(Boolean)
   const unknown = names.filter((name) => !measurements.some((measurement) => measurement.name === name))
-  if (unknown.length || names.length === 0) throw new Error(`--only: unknown ${unknown.join(', ') || '(none given)'}; known: ${measurements.map(({ name }) => name).join(', ')}`)
+  if (unknown.length || names.length === 0) {
+    console.error(`--only: unknown ${unknown.join(', ') || '(none given)'}; known: ${measurements.map(({ name }) => name).join(', ')}`)
+    process.exit(2)
+  }
   return measurements.filter(({ name }) => names.includes(name))
 }
 
@@ -55,9 +58,10 @@ function table(rows) {
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n')
 }
 
-const chosen = selected(process.argv.slice(2))
+const argv = process.argv.slice(2)
+const chosen = selected(argv)
 if (!existsSync(join(ROOT, 'dist', 'gateway.js'))) throw new Error('run `npm run build` first')
-const file = join(ROOT, 'bench', 'hardening.json')
+const file = resolve(argv.find((arg) => arg.startsWith('--out='))?.slice('--out='.length) ?? join(ROOT, 'bench', 'hardening.json'))
 const results = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}
 const rows = []
 const measuredAt = new Date().toISOString()
@@ -70,8 +74,8 @@ for (const measurement of chosen) {
   rows.push(...measurement.rows(result))
 }
 log(`done in ${Math.round((performance.now() - began) / 1000)} s`)
-mkdirSync(join(ROOT, 'bench'), { recursive: true })
+mkdirSync(dirname(file), { recursive: true })
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`)
 console.log(table(rows))
-console.log(`\n(written to bench/hardening.json)`)
+console.log(`\n(written to ${relative(process.cwd(), file)})`)
 process.exit(0)

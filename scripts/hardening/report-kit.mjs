@@ -18,6 +18,8 @@ const running = new Set()
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL')
 })
+// Stopped from outside (Ctrl-C, a test's timeout): exiting runs the handler above, so no service outlives the report.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143))
 
 /** A process of the given program with exactly the given environment (and PATH); its last output is kept for errors. */
 export function startProcess(program, args, env) {

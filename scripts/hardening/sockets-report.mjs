@@ -213,6 +213,8 @@ export const socketsRows = (result) => [
 ]
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // Stopped from outside: exiting kills what it started (each start() kills its process on exit).
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143))
   const result = await measureSockets()
   console.log(JSON.stringify(result, null, 2))
   process.exit(0)
