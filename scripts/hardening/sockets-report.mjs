@@ -78,24 +78,31 @@ function nginxConfig(dir, port, gatewayPort) {
   return config
 }
 
-/** Opens one socket that never sends connection_init; resolves whether it opened, and keeps its record. */
-function openSocket(url, sockets, dispatcher) {
+/** Opens one socket that never sends connection_init; resolves whether it opened, and keeps its record; `tally` counts those open at once. */
+function openSocket(url, sockets, dispatcher, tally) {
   return new Promise((resolve) => {
     const record = { openedAt: undefined, closedAt: undefined, code: undefined }
     const socket = new WebSocket(url, { protocols: ['graphql-transport-ws'], dispatcher })
+    let timedOut = false
     const timer = setTimeout(() => {
+      timedOut = true
       socket.close()
       resolve(false)
     }, OPEN_TIMEOUT_MS)
     socket.addEventListener('open', () => {
       clearTimeout(timer)
+      // Counted as failed already: closed, not held.
+      if (timedOut) return socket.close()
       record.openedAt = performance.now()
       sockets.push({ socket, record })
+      tally.open++
+      tally.peak = Math.max(tally.peak, tally.open)
       resolve(true)
     })
     socket.addEventListener('error', () => undefined)
     socket.addEventListener('close', (event) => {
       clearTimeout(timer)
+      if (record.openedAt !== undefined) tally.open--
       record.closedAt = performance.now()
       record.code = event.code
       resolve(false)
@@ -126,6 +133,7 @@ async function socketRound(base) {
   const url = `${base.replace(/^http/, 'ws')}${LIVE_PATH}`
   const dispatcher = new Agent({ connectTimeout: OPEN_TIMEOUT_MS })
   const sockets = []
+  const tally = { open: 0, peak: 0 }
   let attempts = 0
   let failures = 0
   const began = performance.now()
@@ -133,7 +141,7 @@ async function socketRound(base) {
     Array.from({ length: IN_FLIGHT }, async () => {
       while (attempts < ATTEMPTS && failures < FAILURES_TO_STOP) {
         attempts++
-        if (!(await openSocket(url, sockets, dispatcher))) failures++
+        if (!(await openSocket(url, sockets, dispatcher, tally))) failures++
       }
     }),
   )
@@ -155,6 +163,7 @@ async function socketRound(base) {
   return {
     attempts,
     opened: sockets.length,
+    mostOpenAtOnce: tally.peak,
     openingSeconds,
     openAfterOpening,
     holdSeconds: HOLD_MS / 1000,
@@ -205,7 +214,7 @@ export async function measureSockets() {
 }
 
 const holding = (round) =>
-  `${round.openAtEnd} of ${round.attempts} open after ${round.holdSeconds} s (opened ${round.opened}; first closed by the server ${round.firstServerCloseAfterMs === null ? 'never' : `after ${round.firstServerCloseAfterMs} ms`}); visitors ${round.visitorsWhileOpen.answered200}/${round.visitorsWhileOpen.pagesOf} pages, ${round.visitorsAtHoldEnd.answered200}/${round.visitorsAtHoldEnd.pagesOf} ${(HOLD_MS - VISIT_TIMEOUT_MS) / 1000} s later`
+  `${round.openAtEnd} of ${round.attempts} open after ${round.holdSeconds} s (opened ${round.opened}, at most ${round.mostOpenAtOnce} at once; first closed by the server ${round.firstServerCloseAfterMs === null ? 'never' : `after ${round.firstServerCloseAfterMs} ms`}); visitors ${round.visitorsWhileOpen.answered200}/${round.visitorsWhileOpen.pagesOf} pages, ${round.visitorsAtHoldEnd.answered200}/${round.visitorsAtHoldEnd.pagesOf} ${(HOLD_MS - VISIT_TIMEOUT_MS) / 1000} s later`
 
 export const socketsRows = (result) => [
   ['tokenless sockets on /cms/live, one client, direct', holding(result.direct)],
