@@ -5,7 +5,7 @@
 // unique unknown paths over a few connections, as fast as they answer. Each
 // has its own client address (TRUST_PROXY=1, X-Forwarded-For), as behind nginx.
 import { Agent, request } from 'undici'
-import { load, log, quantile, randomSlug, sleep, startSite } from './report-kit.mjs'
+import { load, log, quantile, randomSlug, sleep, startSite, tenths } from './report-kit.mjs'
 
 const VISIT_MS = 8000
 const VISIT_EVERY_MS = 10
@@ -13,7 +13,6 @@ const FLOOD_CONNECTIONS = 8
 const FLOOD_MAX = 50_000
 const PAGE = '/'
 
-const tenths = (value) => (value === null ? null : +value.toFixed(1))
 
 /** The visitor's requests for VISIT_MS: its latencies' p50, p99 and maximum. */
 async function visit(site) {

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { Agent, request } from 'undici'
-import { freePort, log, quantile, sitemapPaths, sleep, startProcess, startService, waitFor } from './report-kit.mjs'
+import { freePort, log, quantile, sitemapPaths, sleep, startProcess, startService, tenths, waitFor } from './report-kit.mjs'
 
 const REDIS_SERVER = '/usr/bin/redis-server'
 const BEFORE_MS = 5000
@@ -24,7 +24,6 @@ async function startRedis() {
   return { redis, url: `redis://127.0.0.1:${port}` }
 }
 
-const tenths = (value) => (value === null ? null : +value.toFixed(1))
 const summary = (samples) => {
   const latencies = samples.map((sample) => sample.ms)
   return { pages: latencies.length, p99Ms: tenths(quantile(latencies, 0.99)), slowestMs: tenths(latencies.length ? Math.max(...latencies) : null), errors: samples.filter((sample) => sample.status !== 200).length }

@@ -37,7 +37,8 @@ export function startProcess(program, args, env) {
     /** Sends the signal (SIGKILL by default) and waits for the exit. */
     async stop(signal = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) {
-        process.kill(child.pid, 'SIGCONT')
+        // A stopped process (SIGSTOP) is woken first, so that a SIGTERM is acted on.
+        child.kill('SIGCONT')
         child.kill(signal)
       }
       await exited
@@ -189,7 +190,8 @@ export function quantile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? null
 }
 
-export const ms = (value) => (value === null || value === undefined ? null : Math.round(value))
+/** Milliseconds to a tenth, null kept. */
+export const tenths = (value) => (value === null || value === undefined ? null : +value.toFixed(1))
 
 /** The paths the site's /sitemap.xml lists. */
 export async function sitemapPaths(siteUrl) {
