@@ -92,7 +92,8 @@ export async function liveUpdates(app: FastifyInstance, options: LiveUpdatesOpti
     connectionInitWaitTimeout: limits.initTimeoutMs,
     roots: {
       query: { ping: () => 'pong' },
-      subscription: { entryChanged: { subscribe: () => entryChanges(changes) } },
+      // graphql-js calls a root field that is a function for the events' source, then reads each event's entryChanged.
+      subscription: { entryChanged: () => entryChanges(changes) },
     },
     onConnect: ({ connectionParams }) => {
       const token = connectionParams?.token
