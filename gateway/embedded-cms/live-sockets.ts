@@ -45,6 +45,8 @@ export class LiveSocketCount {
     const ofClient = this.perClient.get(client) ?? 0
     if (ofClient >= this.limits.perClient) return 'client'
     if (this.open >= this.limits.total) return 'total'
+    // Gone before its upgrade was looked at: its 'close' has passed, and nothing will be upgraded on it.
+    if (connection.closed) return 'admitted'
     this.perClient.set(client, ofClient + 1)
     this.open++
     connection.once('close', () => {
