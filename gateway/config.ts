@@ -20,6 +20,7 @@ import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
+import type { LiveSocketOptions } from './embedded-cms/live-updates.ts'
 import { DEFAULT_CLIENT_IPV6_PREFIX_BITS } from './http/client-key.ts'
 import { checkProxyAddress, type TrustProxy } from './http/trust-proxy.ts'
 import { parseRedirects } from './pages/redirects.ts'
@@ -42,6 +43,13 @@ const DEFAULT_FRESH_GZIP_LEVEL = 6
  * CPU of one call. Pages are up to some 60 KB: one call for each.
  */
 const DEFAULT_COMPRESS_SYNC_THRESHOLD_BYTES = 64 * 1024
+/** graphql-ws's connectionInitWaitTimeout for /cms/live: an editor's browser sends connection_init at once. */
+const LIVE_INIT_TIMEOUT_MS = 5000
+/**
+ * Pings on /cms/live; deploy/nginx.conf's proxy_read_timeout for that
+ * location (30 s) is a little longer, so a live socket is never idle there.
+ */
+const LIVE_PING_INTERVAL_MS = 20_000
 
 export interface GatewayConfig {
   host: string
@@ -82,6 +90,8 @@ export interface GatewayConfig {
   embeddedCraftVersion: CraftVersion
   /** The embedded content API's own listener on 127.0.0.1, which nothing public routes to; 0 = any free port. */
   embeddedCmsPort: number
+  /** The embedded CMS's live preview sockets on /cms/live: how long one may take to say who it is, how often it is pinged, and how many there may be. */
+  live: LiveSocketOptions
   siteHandle: string
   siteUrl: URL
   logLevel: LogLevel
@@ -280,6 +290,13 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     craftSchemaRetryMs: readInteger(env, 'CRAFT_SCHEMA_RETRY_MS', 1000, 10, 600_000),
     embeddedCraftVersion: readCraftVersion(env, 'EMBEDDED_CRAFT_VERSION'),
     embeddedCmsPort: readInteger(env, 'EMBEDDED_CMS_PORT', 0, 0, 65535),
+    live: {
+      initTimeoutMs: readInteger(env, 'LIVE_INIT_TIMEOUT_MS', LIVE_INIT_TIMEOUT_MS, 10, 60_000),
+      pingIntervalMs: readInteger(env, 'LIVE_PING_INTERVAL_MS', LIVE_PING_INTERVAL_MS, 10, 300_000),
+      maxSubscriptionsPerSocket: readInteger(env, 'LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET', 8, 1, 1000),
+      maxSocketsPerClient: readInteger(env, 'LIVE_MAX_SOCKETS_PER_CLIENT', 4, 1, 10_000),
+      maxSockets: readInteger(env, 'LIVE_MAX_SOCKETS', 500, 1, 100_000),
+    },
     siteHandle,
     siteUrl,
     logLevel: readLogLevel(env),

@@ -1,13 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { request } from 'undici'
+import { Agent, request } from 'undici'
 import { parse } from 'yaml'
+import { NGINX, SHIPPED_NGINX_CONF, startDeployNginx } from '../scripts/deploy-nginx.mjs'
 import { SERVICE_NODE_ARGS } from '../scripts/service-node-args.mjs'
+import { loadGatewayConfig } from '../gateway/config.ts'
+import { LIVE_UPDATES_PATH } from '../shared/constants.ts'
 import { freePort } from './helpers/ports.ts'
 import { ROOT, waitForHttp } from './helpers/processes.ts'
+import { type RawWebSocket, openRawWebSocket } from './helpers/raw-websocket.ts'
+import { startSystem } from './helpers/system.ts'
 
 interface ComposeService {
   build?: unknown
@@ -110,26 +114,68 @@ t.test('the renderer, started as compose starts it, passes the image\'s health c
 })
 
 t.test('nginx with the compose configuration answers its own health check without a gateway', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'lb-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const port = await freePort()
-  const shipped = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8')
+  const shipped = readFileSync(SHIPPED_NGINX_CONF, 'utf8')
   t.match(shipped, /^\s*listen 80;$/m, 'the shipped configuration listens on 80')
   // The same configuration on a loopback port, with its files in a folder of the test's own.
-  const config = shipped
-    .replace(/^\s*listen 80;$/m, `listen 127.0.0.1:${port};`)
-    .replace(/^pid .*$/m, `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;`)
-    .replace(/^http \{$/m, `http {\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n  fastcgi_temp_path ${dir};\n  uwsgi_temp_path ${dir};\n  scgi_temp_path ${dir};`)
-  writeFileSync(join(dir, 'nginx.conf'), config)
-  const nginx = run(['/usr/sbin/nginx', '-e', join(dir, 'error.log'), '-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {})
-  t.teardown(async () => {
-    nginx.child.kill('SIGQUIT')
-    await nginx.exited
-  })
-  await waitForHttp(`http://127.0.0.1:${port}/nginx-health`)
-  const response = await request(`http://127.0.0.1:${port}/nginx-health`)
+  const nginx = await startDeployNginx()
+  t.teardown(() => nginx.close())
+  const response = await request(`${nginx.url}/nginx-health`)
   t.equal(response.statusCode, 200)
   t.equal(await response.body.text(), 'ok\n')
   const check = services.lb?.healthcheck?.test ?? []
   t.ok(check.join(' ').includes('http://127.0.0.1/nginx-health'), 'compose checks that location')
+})
+
+/** A directive's value in deploy/nginx.conf's location block for `location`. */
+function locationDirective(config: string, location: string, directive: string): string[] {
+  const block = config.slice(config.indexOf(`location ${location} {`))
+  return [...block.slice(0, block.indexOf('\n    }')).matchAll(new RegExp(`^\\s*${directive} ([^;]+);`, 'gm'))].map((match) => match[1] ?? '')
+}
+
+t.test("nginx's bounds on upgraded sockets fit its worker connections and the gateway's pings", async (t) => {
+  const shipped = readFileSync(SHIPPED_NGINX_CONF, 'utf8')
+  const workerConnections = Number(/worker_connections (\d+);/.exec(shipped)?.[1])
+  const liveLimits = Object.fromEntries(locationDirective(shipped, `= ${LIVE_UPDATES_PATH}`, 'limit_conn').map((value) => value.split(/\s+/)))
+  t.ok(Number(liveLimits.live_per_client) >= 1, 'a limit per client address')
+  // Each proxied socket holds two of a worker's connections (the client's and the gateway's).
+  t.ok(Number(liveLimits.live_total) * 2 <= workerConnections / 2, 'in all, at most half of one worker\'s connections')
+  t.match(shipped, /limit_conn_zone live zone=live_total:/, 'one key for every request, so every socket counts')
+  const readTimeout = locationDirective(shipped, `= ${LIVE_UPDATES_PATH}`, 'proxy_read_timeout')[0] ?? ''
+  const readTimeoutMs = Number(/^(\d+)s$/.exec(readTimeout)?.[1]) * 1000
+  const pingMs = loadGatewayConfig({}).live.pingIntervalMs
+  t.ok(readTimeoutMs > pingMs && readTimeoutMs <= 2 * pingMs, `proxy_read_timeout ${readTimeout} is a little longer than the gateway's ping (${pingMs} ms)`)
+  t.same(locationDirective(shipped, '/', 'proxy_set_header').filter((value) => value.startsWith('Upgrade')), [], 'pages are never upgraded')
+
+  const tested = spawnSync(NGINX, ['-V'], { encoding: 'utf8' })
+  t.comment(`checked with ${tested.stderr.split('\n')[0]}; the image's nginx:1.27 has every directive used (limit_conn_zone, limit_conn, limit_conn_status, limit_conn_log_level)`)
+})
+
+t.test('through nginx, sockets over its limits are refused while pages are still served', async (t) => {
+  // The gateway's own bounds are wider, and its sockets wait for connection_init longer than the test takes: nginx refuses here.
+  const system = await startSystem({ TRUST_PROXY: '1', LIVE_INIT_TIMEOUT_MS: '60000', LIVE_MAX_SOCKETS_PER_CLIENT: '100' })
+  t.teardown(() => system.close())
+  const nginx = await startDeployNginx({
+    gatewayUrl: system.url,
+    edit: (config) => config.replace(/limit_conn live_per_client \d+;/, 'limit_conn live_per_client 2;').replace(/limit_conn live_total \d+;/, 'limit_conn live_total 3;'),
+  })
+  t.teardown(() => nginx.close())
+  const sockets: RawWebSocket[] = []
+  t.teardown(() => sockets.forEach((socket) => socket.destroy()))
+  const open = async (localAddress: string) => {
+    const socket = await openRawWebSocket(nginx.url, LIVE_UPDATES_PATH, { localAddress })
+    sockets.push(socket)
+    return socket.status
+  }
+  t.equal(await open('127.0.0.1'), 101)
+  t.equal(await open('127.0.0.1'), 101)
+  t.equal(await open('127.0.0.1'), 429, "the client's third socket is refused by nginx")
+  t.match(nginx.errorLog(), 'limiting connections by zone "live_per_client"')
+  t.equal(await open('127.0.0.2'), 101, 'another client connects')
+  t.equal(await open('127.0.0.3'), 429, 'past the total nobody does')
+  t.match(nginx.errorLog(), 'limiting connections by zone "live_total"')
+  for (const localAddress of ['127.0.0.1', '127.0.0.3']) {
+    const page = await request(`${nginx.url}/over-ons`, { dispatcher: new Agent({ connect: { localAddress } }) })
+    t.equal(page.statusCode, 200, `a page for ${localAddress} meanwhile`)
+    await page.body.dump()
+  }
 })

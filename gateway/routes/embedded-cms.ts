@@ -7,5 +7,5 @@ export async function embeddedCmsRoutes(app: FastifyInstance): Promise<void> {
   const store = app.embeddedContent
   if (!store) return
   await app.register(embeddedAssets, { root: app.config.embeddedAssetDir })
-  await app.register(liveUpdates, { store, contentDir: app.config.contentDir })
+  await app.register(liveUpdates, { store, contentDir: app.config.contentDir, sockets: app.config.live })
 }
