@@ -5,6 +5,7 @@ import { type FastPath, serverWithPageCacheHits } from '../cache/page-cache-hits
 import type { GatewayConfig } from '../config.ts'
 import { clientErrorHandler, frameworkErrorHandler } from './error-answers.ts'
 import { MAX_REQUEST_HEAD_BYTES, oversizedStatus } from './request-size.ts'
+import { cutStalledSends } from './send-timeout.ts'
 import { trustFunction } from './trust-proxy.ts'
 
 /**
@@ -26,6 +27,7 @@ export function gatewayServerOptions(config: GatewayConfig, logging: ReturnType<
   return {
     serverFactory: (handler, serverOptions) => {
       const server = serverWithPageCacheHits(handler, { ...serverOptions, maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, withinLimits(fastPath), config.headersTimeoutMs)
+      cutStalledSends(server, config.sendTimeoutMs)
       return server
     },
     ...logging,
