@@ -1,4 +1,5 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { RenderBody, RenderBodyMemo } from '../../gateway/pages/render-body.ts'
 import { RendererPool } from '../../gateway/renderers/renderer-pool.ts'
@@ -6,7 +7,6 @@ import { RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
-import { freePort } from '../helpers/ports.ts'
 
 const SECRET = 'a-render-secret-for-tests'
 const signer = new RenderSigner(SECRET)
@@ -51,8 +51,8 @@ async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: bo
     }
     res.writeHead(200, headers).end(`<p>${data}</p>`)
   })
-  const port = await freePort()
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
   t.teardown(() => {
     server.closeAllConnections()
     return new Promise((resolve) => server.close(resolve))
