@@ -21,6 +21,15 @@ export function freePort(): Promise<number> {
   })
 }
 
+/**
+ * An address where nothing listens, for a service that must be down: a
+ * privileged port no test binds and no port 0 is ever given (the discard
+ * service's, never run here), so a connection is refused however many
+ * listeners other tests open meanwhile. A port picked free is not: any
+ * listener may be given it a moment later.
+ */
+export const REFUSED_URL = 'http://127.0.0.1:9'
+
 /** A plain HTTP server on a loopback port, closed when the test ends; resolves to its port. */
 export async function listenOnLoopback(t: { teardown: (fn: () => unknown) => void }, handler: RequestListener): Promise<number> {
   const server = createHttpServer(handler)
