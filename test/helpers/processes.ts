@@ -41,7 +41,7 @@ export interface ListeningLine {
  * with code EADDRINUSE when a port it was told to bind was taken, so that a
  * start that had to name a port can be tried again (retryOnAddressInUse).
  */
-export function listening(started: Started, service: 'gateway' | 'renderer'): Promise<ListeningLine> {
+export function listening(started: Pick<Started, 'child' | 'output'>, service: 'gateway' | 'renderer'): Promise<ListeningLine> {
   const message = `${service} listening`
   // A JSON line, or pino-pretty's single line with the fields in JSON after the message.
   const found = (): ListeningLine | undefined => {
