@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -116,19 +116,33 @@ t.test('the renderer, started as compose starts it, passes the image\'s health c
 t.test('nginx with the compose configuration answers its own health check without a gateway', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lb-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const port = await freePort()
   const shipped = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8')
   t.match(shipped, /^\s*listen 80;$/m, 'the shipped configuration listens on 80')
-  // The same configuration on a loopback port, with its files in a folder of the test's own.
-  const config = shipped
-    .replace(/^\s*listen 80;$/m, `listen 127.0.0.1:${port};`)
-    .replace(/^pid .*$/m, `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;`)
-    .replace(/^http \{$/m, `http {\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n  fastcgi_temp_path ${dir};\n  uwsgi_temp_path ${dir};\n  scgi_temp_path ${dir};`)
-  writeFileSync(join(dir, 'nginx.conf'), config)
-  const nginx = run(['/usr/sbin/nginx', '-e', join(dir, 'error.log'), '-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {})
-  t.teardown(async () => {
-    nginx.child.kill('SIGQUIT')
-    await nginx.exited
+  // nginx cannot bind port 0 and say where: on a port picked free, again on another if it was taken meanwhile. It
+  // writes its pid file only once its sockets are bound, so an answer on the port is never another listener's.
+  const pidFile = join(dir, 'nginx.pid')
+  const port = await retryOnAddressInUse(async () => {
+    const port = await freePort()
+    // The same configuration on a loopback port, with its files in a folder of the test's own.
+    const config = shipped
+      .replace(/^\s*listen 80;$/m, `listen 127.0.0.1:${port};`)
+      .replace(/^pid .*$/m, `pid ${pidFile};\nerror_log ${dir}/error.log warn;`)
+      .replace(/^http \{$/m, `http {\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n  fastcgi_temp_path ${dir};\n  uwsgi_temp_path ${dir};\n  scgi_temp_path ${dir};`)
+    writeFileSync(join(dir, 'nginx.conf'), config)
+    const nginx = run(['/usr/sbin/nginx', '-e', join(dir, 'error.log'), '-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {})
+    t.teardown(async () => {
+      nginx.child.kill('SIGQUIT')
+      await nginx.exited
+    })
+    for (let i = 0; !existsSync(pidFile); i++) {
+      if (nginx.child.exitCode !== null || i >= 600) {
+        const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''
+        const error = new Error(`nginx did not start: ${nginx.output()}${log}`)
+        throw /Address already in use/.test(log + nginx.output()) ? Object.assign(error, { code: 'EADDRINUSE' }) : error
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return port
   })
   await waitForHttp(`http://127.0.0.1:${port}/nginx-health`)
   const response = await request(`http://127.0.0.1:${port}/nginx-health`)
