@@ -104,4 +104,8 @@ t.test('headers beyond MAX_HEADER_BYTES: 431, beside a target of any length; a h
   }
   const fits = await get('/', 'GET', `X-Big: ${'y'.repeat(MAX_HEADER_BYTES - 200)}\r\n`)
   t.equal(fits.status, 200, 'headers just within the bound: the page')
+  t.equal((await get('/')).headers['x-cache'], 'HIT', 'the page is stored: a plain request is a page-cache hit')
+  const onStored = await get('/', 'GET', big)
+  t.equal(onStored.status, 431, 'a stored page with headers too large: 431 all the same, not a hit')
+  isTooLongPage(t, await get(targetOf('/', 20_000).replace('?q=', '?')), 'a long query on the path of a stored page')
 })
