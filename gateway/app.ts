@@ -3,6 +3,7 @@ import { API_PATH } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
 import { noFastPathYet } from './cache/page-cache-hits.ts'
 import type { GatewayConfig } from './config.ts'
+import { refuseOversizedRequest } from './http/error-answers.ts'
 import { gatewayServerOptions } from './http/server-options.ts'
 import configPlugin from './plugins/app/config.ts'
 import errorHandler from './plugins/app/error-handler.ts'
@@ -28,6 +29,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const app = Fastify(gatewayServerOptions(config, logging, fastPath))
   await app.register(configPlugin, { config })
   await app.register(errorHandler)
+  // Before every other hook and route: a target too long or headers too large are refused before anything reads them.
+  app.addHook('onRequest', refuseOversizedRequest)
   await app.register(externalPlugins)
   await app.register(appPlugins, { fastPath, logController: logging.logController })
   options.beforeRoutes?.(app)

@@ -170,6 +170,8 @@ export interface GatewayConfig {
   requestTimeoutMs: number
   /** Longest time a client may take to send a request's headers (then 408). */
   headersTimeoutMs: number
+  /** Longest time an answer under way may make no progress (a client that stopped reading): then its connection is cut. */
+  sendTimeoutMs: number
   maxBodyBytes: number
   /** Id of this build, from dist/build.json unless set. */
   buildId: string | undefined
@@ -350,6 +352,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     },
     maxBodyBytes: readInteger(env, 'API_MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     ...readRequestTimeouts(env),
+    sendTimeoutMs: readInteger(env, 'SEND_TIMEOUT_MS', 30_000, 100, 600_000),
     buildId: readOptionalString(env, 'BUILD_ID'),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
     publicDir: readString(env, 'PUBLIC_DIR', new URL('../public', import.meta.url).pathname),

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { serverBuildOptions } from './build-steps.mjs'
-import { freePort } from './free-port.mjs'
+import { saysAddressInUse, withFreePorts } from './free-port.mjs'
 import { SERVICE_NODE_ARGS } from './service-node-args.mjs'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -24,12 +24,15 @@ const children = []
 let stopping = false
 const tempDirs = []
 
-/** A server process on core 0; its last 4 KB of stderr are logged if it dies. */
+/** A server process on core 0; the last 4 KB of its output (the services log errors to stdout) are logged if it dies. */
 export function start(command, args, env = {}, { cwd } = {}) {
   const [cmd, argv] = pin(0, command, args)
-  const child = spawn(cmd, argv, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(cmd, argv, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
-  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)))
+  const keep = (chunk) => (stderr = (stderr + chunk).slice(-4000))
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
+  child.output = () => stderr
   child.exited = new Promise((resolve) => child.on('exit', resolve))
   child.on('exit', (code, signal) => {
     if ((code || signal) && !stopping && !child.stopping) log(`${args.join(' ')} exited ${code ?? signal}: ${stderr}`)
@@ -60,9 +63,18 @@ export function stopAll() {
 process.on('exit', stopAll)
 process.on('SIGINT', () => process.exit(130))
 
-/** Waits for a server to answer; 60 s is only the bound for one that never starts (a loaded machine starts slowly). */
-export async function waitFor(url) {
+/**
+ * Waits for a server to answer; 60 s is only the bound for one that never
+ * starts (a loaded machine starts slowly). Fails at once when one of `children`
+ * exits first: with code EADDRINUSE when its port was taken (withFreePorts).
+ */
+export async function waitFor(url, children = []) {
   for (let i = 0; i < 1200; i++) {
+    const exited = children.find((child) => child.exitCode !== null || child.signalCode !== null)
+    if (exited) {
+      const error = new Error(`a server for ${url} exited: ${exited.output()}`)
+      throw saysAddressInUse(exited.output()) ? Object.assign(error, { code: 'EADDRINUSE' }) : error
+    }
     try {
       const response = await fetch(url)
       await response.arrayBuffer()
@@ -81,19 +93,38 @@ export async function waitFor(url) {
  * commit's, see bench-baseline.mjs), run from its own folder.
  */
 export async function startSystem(name, env, { secret, nodeArgs = () => [], distDir = join(root, 'dist') } = {}) {
-  const port = await freePort()
-  const rendererPort = await freePort()
-  const internalPort = await freePort()
-  // RENDER_REPLAY_CHECK: scenario 4a sends the renderer one signed render request again and again (wrk cannot sign each).
-  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(internalPort), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, RENDER_REPLAY_CHECK: 'false', ...env }
-  const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(distDir, `${service}.js`)]
-  const cwd = dirname(distDir)
-  const renderer = start(process.execPath, argsOf('renderer'), common, { cwd })
-  const gateway = start(process.execPath, argsOf('gateway'), common, { cwd })
-  await waitFor(`http://127.0.0.1:${port}/healthz`)
-  await waitFor(`http://127.0.0.1:${rendererPort}/healthz`)
-  log(`${name} on ${port}`)
-  return { name, url: `http://127.0.0.1:${port}`, rendererUrl: `http://127.0.0.1:${rendererPort}`, gateway, renderer }
+  // Each is told the other's port; the internal listener binds port 0.
+  return withFreePorts(2, async ([port, rendererPort]) => {
+    // RENDER_REPLAY_CHECK: scenario 4a sends the renderer one signed render request again and again (wrk cannot sign each).
+    const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: '0', RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, RENDER_REPLAY_CHECK: 'false', ...env }
+    const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(distDir, `${service}.js`)]
+    const cwd = dirname(distDir)
+    const renderer = start(process.execPath, argsOf('renderer'), common, { cwd })
+    const gateway = start(process.execPath, argsOf('gateway'), common, { cwd })
+    try {
+      await waitFor(`http://127.0.0.1:${port}/healthz`, [gateway, renderer])
+      await waitFor(`http://127.0.0.1:${rendererPort}/healthz`, [gateway, renderer])
+    } catch (error) {
+      await Promise.all([stop(gateway), stop(renderer)])
+      throw error
+    }
+    log(`${name} on ${port}`)
+    return { name, url: `http://127.0.0.1:${port}`, rendererUrl: `http://127.0.0.1:${rendererPort}`, gateway, renderer }
+  })
+}
+
+/** Starts a one-port server (`begin(port)` returns its process) and waits until `path` answers, on fresh ports while its port was taken. */
+function startOnFreePort(begin, path = '/') {
+  return withFreePorts(1, async ([port]) => {
+    const child = begin(port)
+    try {
+      await waitFor(`http://127.0.0.1:${port}${path}`, [child])
+    } catch (error) {
+      await stop(child)
+      throw error
+    }
+    return `http://127.0.0.1:${port}/`
+  })
 }
 
 export async function startNginx(html) {
@@ -104,10 +135,10 @@ export async function startNginx(html) {
   chmodSync(dir, 0o755)
   chmodSync(join(dir, 'www'), 0o755)
   chmodSync(join(dir, 'www', 'index.html'), 0o644)
-  const port = await freePort()
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `worker_processes 1;
+  return startOnFreePort((port) => {
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
@@ -128,10 +159,9 @@ http {
   }
 }
 `,
-  )
-  start('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir])
-  await waitFor(`http://127.0.0.1:${port}/`)
-  return `http://127.0.0.1:${port}/`
+    )
+    return start('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir])
+  })
 }
 
 /**
@@ -144,16 +174,15 @@ export async function startBareFastify(html, { upstream, headers } = {}) {
   const dir = tempDir('bench-fastify-')
   writeFileSync(join(dir, 'index.html'), html)
   if (headers) writeFileSync(join(dir, 'headers.json'), JSON.stringify(headers))
-  const port = await freePort()
-  start(process.execPath, [...SERVICE_NODE_ARGS, join(root, 'scripts/bench-bare-fastify.mjs')], {
-    PORT: String(port),
-    BODY_FILE: join(dir, 'index.html'),
-    NODE_PATH: join(root, 'node_modules'),
-    ...(upstream ? { UPSTREAM_URL: upstream } : {}),
-    ...(headers ? { HEADERS_FILE: join(dir, 'headers.json') } : {}),
-  })
-  await waitFor(`http://127.0.0.1:${port}/`)
-  return `http://127.0.0.1:${port}/`
+  return startOnFreePort((port) =>
+    start(process.execPath, [...SERVICE_NODE_ARGS, join(root, 'scripts/bench-bare-fastify.mjs')], {
+      PORT: String(port),
+      BODY_FILE: join(dir, 'index.html'),
+      NODE_PATH: join(root, 'node_modules'),
+      ...(upstream ? { UPSTREAM_URL: upstream } : {}),
+      ...(headers ? { HEADERS_FILE: join(dir, 'headers.json') } : {}),
+    }),
+  )
 }
 
 /**
@@ -167,10 +196,9 @@ export async function startRenderToString(renderRequestBody) {
   await build({ ...serverBuildOptions([], { dev: false, outdir }), entryPoints: { 'render-to-string': join(root, 'scripts/bench-render-to-string.mjs') }, sourcemap: false, metafile: false })
   const dir = tempDir('bench-render-to-string-')
   writeFileSync(join(dir, 'render-request.ndjson'), renderRequestBody)
-  const port = await freePort()
-  start(process.execPath, [...SERVICE_NODE_ARGS, join(outdir, 'render-to-string.js')], { PORT: String(port), RENDER_REQUEST_FILE: join(dir, 'render-request.ndjson'), DIST_DIR: join(root, 'dist'), LOG_LEVEL: 'warn' })
-  await waitFor(`http://127.0.0.1:${port}/`)
-  return `http://127.0.0.1:${port}/`
+  return startOnFreePort((port) =>
+    start(process.execPath, [...SERVICE_NODE_ARGS, join(outdir, 'render-to-string.js')], { PORT: String(port), RENDER_REQUEST_FILE: join(dir, 'render-request.ndjson'), DIST_DIR: join(root, 'dist'), LOG_LEVEL: 'warn' }),
+  )
 }
 
 export function rssOf(pid) {

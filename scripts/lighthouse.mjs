@@ -57,7 +57,7 @@ if (process.argv.includes('--build') || (!process.argv.includes('--no-build') &&
 const port = await freePort()
 const rendererPort = await freePort()
 const site = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
-  env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(await freePort()), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, SITE_URL: `http://localhost:${port}` },
+  env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: '0', RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, SITE_URL: `http://localhost:${port}` },
   stdio: 'inherit',
 })
 const stop = () => site.exitCode === null && site.kill('SIGTERM')

@@ -87,6 +87,15 @@ export const DEV_RELOAD_PATH = '/__dev/reload'
 /** The Server-Timing entry in which the gateway names the generation an answer was made in (`npm run dev` only). */
 export const DEV_GENERATION_TIMING = 'dev-generation'
 
+/**
+ * Longest request target (path and query) the gateway reads; a longer one, or
+ * a path longer than MAX_SITE_PATH_LENGTH (shared/site-path.ts), gets 414.
+ * nginx's default request line is about as long (large_client_header_buffers
+ * 8k), and no address of the site comes near it: a query carries a page
+ * number or a preview token.
+ */
+export const MAX_URL_LENGTH = 8192
+
 /** Cache-Control of an answer for this client alone, kept nowhere: errors, previews, refusals. */
 export const PRIVATE_NO_STORE = 'private, no-store'
 

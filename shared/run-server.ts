@@ -54,7 +54,8 @@ export async function runServer<Config extends ListenAddress, App extends Fastif
   closeOnExitReasons(app.log, () => (server.close ? server.close(app) : app.close()), server.deadlineMs ?? SHUTDOWN_DEADLINE_MS)
   await app.listen({ host: config.host, port: config.port })
   const otherListeners = await server.listenMore?.(app, config)
-  app.log.info({ ...server.upstreams?.(config), ...otherListeners }, `${server.service} listening`)
+  // Its own address as bound (PORT=0 takes a port of the kernel's choosing): how a starter learns where it is.
+  app.log.info({ url: app.listeningOrigin, ...server.upstreams?.(config), ...otherListeners }, `${server.service} listening`)
 }
 
 function loadConfigOrExit<Config>(server: { service: string; loadConfig(): Config }): Config {

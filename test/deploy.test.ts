@@ -8,8 +8,8 @@ import { NGINX, SHIPPED_NGINX_CONF, startDeployNginx } from '../scripts/deploy-n
 import { SERVICE_NODE_ARGS } from '../scripts/service-node-args.mjs'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { LIVE_UPDATES_PATH } from '../shared/constants.ts'
-import { freePort } from './helpers/ports.ts'
-import { ROOT, waitForHttp } from './helpers/processes.ts'
+import { REFUSED_URL, freePort, retryOnAddressInUse } from './helpers/ports.ts'
+import { ROOT, listening, waitForHttp } from './helpers/processes.ts'
 import { type RawWebSocket, openRawWebSocket } from './helpers/raw-websocket.ts'
 import { startSystem } from './helpers/system.ts'
 
@@ -44,13 +44,13 @@ interface Exited {
 }
 
 /** Runs an exec-form command from the repository root the way the image would (its `node` is this test's Node). */
-function run(command: string[], env: Record<string, string>): { child: ChildProcess; exited: Promise<Exited> } {
+function run(command: string[], env: Record<string, string>): { child: ChildProcess; exited: Promise<Exited>; output: () => string } {
   const [program, ...args] = command
   const child = spawn(program === 'node' ? process.execPath : (program ?? ''), args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-  return { child, exited: new Promise((resolve) => child.on('exit', (code) => resolve({ code, output }))) }
+  return { child, exited: new Promise((resolve) => child.on('exit', (code) => resolve({ code, output }))), output: () => output }
 }
 
 t.test('node itself is process 1 in the image and in compose, never npm', async (t) => {
@@ -93,14 +93,18 @@ t.test('Redis and nginx have health checks, and every service waits for what it 
 })
 
 t.test('the renderer, started as compose starts it, passes the image\'s health check, closes itself on SIGTERM and then fails it', async (t) => {
-  const rendererPort = await freePort()
+  // The health check reads RENDERER_PORT, so the port is named: the renderer starts again on another if it was taken.
   // Nothing listens on the gateway's port: the check must find the renderer's.
-  const env = { NODE_ENV: 'production', RENDERER_HOST: '127.0.0.1', RENDERER_PORT: String(rendererPort), PORT: String(await freePort()), GATEWAY_URL: 'http://127.0.0.1:9' }
-  const renderer = run(services.renderer?.command ?? [], env)
-  t.teardown(() => {
-    if (renderer.child.exitCode === null) renderer.child.kill('SIGKILL')
+  const { renderer, rendererPort, env } = await retryOnAddressInUse(async () => {
+    const rendererPort = await freePort()
+    const env = { NODE_ENV: 'production', RENDERER_HOST: '127.0.0.1', RENDERER_PORT: String(rendererPort), PORT: String(new URL(REFUSED_URL).port), GATEWAY_URL: REFUSED_URL }
+    const renderer = run(services.renderer?.command ?? [], env)
+    t.teardown(() => {
+      if (renderer.child.exitCode === null) renderer.child.kill('SIGKILL')
+    })
+    await listening(renderer, 'renderer')
+    return { renderer, rendererPort, env }
   })
-  await waitForHttp(`http://127.0.0.1:${rendererPort}/healthz`)
   const healthy = await run(execForm('HEALTHCHECK'), env).exited
   t.equal(healthy.code, 0, 'the health check passes')
 

@@ -59,6 +59,9 @@ type Expected = { status: number; title: string } | { status: number; screen: st
 const NOT_A_SITE_PATH: Expected = { status: 400, title: GENERIC_ERROR_HEADING }
 /** The same for a payload or /api: a JSON error. */
 const NOT_A_SITE_PATH_JSON: Expected = { status: 400, code: 'BAD_REQUEST', message: 'Invalid path' }
+/** A request target too long (gateway/http/request-size.ts): the Dutch 414 page, or the JSON error. */
+const TOO_LONG: Expected = { status: 414, title: GENERIC_ERROR_HEADING }
+const TOO_LONG_JSON: Expected = { status: 414, code: 'URI_TOO_LONG' }
 /** Node's HTTP parser refuses the request itself (raw bytes it does not allow, an unknown method, a body that lies). */
 const NOT_HTTP: Expected = { status: 400, code: 'BAD_REQUEST', message: 'The request is not valid HTTP' }
 /** A valid path that names no page (a traversal decodes to a path inside the site's routes): the site's 404 page, rendered. */
@@ -87,11 +90,11 @@ function answered(t: Test, answer: RawAnswer, expected: Expected, label: string)
 }
 
 const ODD_PATHS: [string, Expected][] = [
-  // Longer than MAX_SITE_PATH_LENGTH.
-  [`/${'a'.repeat(10_000)}`, NOT_A_SITE_PATH],
-  [`/${'a/'.repeat(5_000)}x`, NOT_A_SITE_PATH],
-  [`/${'%41'.repeat(3_000)}`, NOT_A_SITE_PATH],
-  [`/${'a'.repeat(10_000)}/_payload.json`, NOT_A_SITE_PATH_JSON],
+  // Longer than MAX_SITE_PATH_LENGTH or MAX_URL_LENGTH: the gateway's Dutch 414 page.
+  [`/${'a'.repeat(10_000)}`, TOO_LONG],
+  [`/${'a/'.repeat(5_000)}x`, TOO_LONG],
+  [`/${'%41'.repeat(3_000)}`, TOO_LONG],
+  [`/${'a'.repeat(10_000)}/_payload.json`, TOO_LONG_JSON],
   // Control characters and backslashes, raw or encoded.
   ['/%00', NOT_A_SITE_PATH],
   ['/over-ons%00', NOT_A_SITE_PATH],

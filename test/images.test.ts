@@ -2,14 +2,13 @@ import t from 'tap'
 import { request } from 'undici'
 import { shippedContent, slugsOf } from './helpers/content.ts'
 import { decodeEntities } from './helpers/html.ts'
-import { freePort } from './helpers/ports.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
-const port = await freePort()
 // The embedded volume on the gateway's own address, as the CMS's volume base URL.
-const ASSETS = `http://127.0.0.1:${port}/cms-assets`
-const system = await startSystem({ PORT: String(port), EMBEDDED_ASSET_URL: ASSETS })
+const assetsOn = (port: number) => `http://127.0.0.1:${port}/cms-assets`
+const system = await startSystem((port) => ({ EMBEDDED_ASSET_URL: assetsOn(port) }))
+const ASSETS = assetsOn(Number(new URL(system.url).port))
 t.teardown(() => system.close())
 
 const imgs = (html: string) => [...html.matchAll(/<img ([^>]+)\/?>/g)].map((m) => m[1] ?? '')

@@ -5,8 +5,8 @@ import { stripVTControlCharacters } from 'node:util'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { ConfigError, readLogFormat } from '../shared/env.ts'
-import { freePort } from './helpers/ports.ts'
-import { ROOT, type Started, startProcess } from './helpers/processes.ts'
+import { freePort, retryOnAddressInUse } from './helpers/ports.ts'
+import { ROOT, type Started, listening, startProcess } from './helpers/processes.ts'
 
 // The built services as `npm start` and the containers run them: what they print is the subject.
 
@@ -45,24 +45,33 @@ interface Services {
 }
 
 async function startServices(t: Test, env: Record<string, string>): Promise<Services> {
-  // The embedded CMS's listener gets a port of its own too: on a free port of the kernel's choosing it once took the one picked here for INTERNAL_PORT (EADDRINUSE).
-  const [gatewayPort, internalPort, rendererPort, cmsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
   const shared = { RENDER_SECRET: 'logging-test-render-secret-0123456789', ...env }
-  const renderer = startProcess(`${DIST}/renderer.js`, { RENDERER_PORT: String(rendererPort), GATEWAY_URL: base(gatewayPort), ...shared })
-  t.teardown(() => renderer.stop('SIGKILL'))
-  await lineSeen(renderer, (line) => line.includes('renderer listening'))
-  const gateway = startProcess(`${DIST}/gateway.js`, {
-    HOST: '127.0.0.1',
-    PORT: String(gatewayPort),
-    INTERNAL_PORT: String(internalPort),
-    EMBEDDED_CMS_PORT: String(cmsPort),
-    RENDERER_URL: base(rendererPort),
-    RENDERER_PROBE_INTERVAL_MS: '100',
-    ...shared,
+  // The renderer and the gateway's other listeners bind port 0 and say where. The gateway's own port is named to the
+  // renderer before the gateway binds it: if something took it meanwhile (EADDRINUSE), both start again on another.
+  return retryOnAddressInUse(async () => {
+    const gatewayPort = await freePort()
+    const renderer = startProcess(`${DIST}/renderer.js`, { RENDERER_PORT: '0', GATEWAY_URL: base(gatewayPort), ...shared })
+    t.teardown(() => renderer.stop('SIGKILL'))
+    const rendererPort = (await listening(renderer, 'renderer')).port
+    const gateway = startProcess(`${DIST}/gateway.js`, {
+      HOST: '127.0.0.1',
+      PORT: String(gatewayPort),
+      INTERNAL_PORT: '0',
+      EMBEDDED_CMS_PORT: '0',
+      RENDERER_URL: base(rendererPort),
+      RENDERER_PROBE_INTERVAL_MS: '100',
+      ...shared,
+    })
+    t.teardown(() => gateway.stop('SIGKILL'))
+    try {
+      const { internal } = await listening(gateway, 'gateway')
+      if (internal === undefined) throw new Error('the gateway named no internal listener')
+      return { gateway, renderer, url: base(gatewayPort), internalUrl: internal, rendererUrl: base(rendererPort) }
+    } catch (error) {
+      await renderer.stop('SIGKILL')
+      throw error
+    }
   })
-  t.teardown(() => gateway.stop('SIGKILL'))
-  await lineSeen(gateway, (line) => line.includes('gateway listening'))
-  return { gateway, renderer, url: base(gatewayPort), internalUrl: base(internalPort), rendererUrl: base(rendererPort) }
 }
 
 interface Answer {

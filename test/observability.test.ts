@@ -1,6 +1,6 @@
 import t from 'tap'
 import { request } from 'undici'
-import { freePort } from './helpers/ports.ts'
+import { REFUSED_URL } from './helpers/ports.ts'
 import { startSystem } from './helpers/system.ts'
 
 const system = await startSystem()
@@ -21,7 +21,7 @@ t.test('health and readiness of both services', async (t) => {
 })
 
 t.test('readiness fails when the renderer is gone', async (t) => {
-  const other = await startSystem({ RENDERER_URL: `http://127.0.0.1:${await freePort()}` })
+  const other = await startSystem({ RENDERER_URL: REFUSED_URL })
   t.teardown(() => other.close())
   const ready = await text(`${other.internalUrl}/readyz`)
   t.equal(ready.status, 503)

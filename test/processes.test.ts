@@ -3,22 +3,26 @@ import { Agent, request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { shippedContent, titleOf } from './helpers/content.ts'
 import { h1Of } from './helpers/html.ts'
-import { freePort } from './helpers/ports.ts'
-import { startProcess, waitForHttp } from './helpers/processes.ts'
+import { freePort, retryOnAddressInUse } from './helpers/ports.ts'
+import { listening, startProcess } from './helpers/processes.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
 
 t.test('the renderer needs nothing but GATEWAY_URL', async (t) => {
-  const rendererPort = await freePort()
-  const gatewayPort = await freePort()
-  const renderer = startProcess('dist/renderer.js', {
-    GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
-    RENDERER_PORT: String(rendererPort),
+  // The renderer on a port of the kernel's choosing; the gateway's, named to it first, again on another if it was taken meanwhile.
+  const system = await retryOnAddressInUse(async () => {
+    const gatewayPort = await freePort()
+    const renderer = startProcess('dist/renderer.js', { GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, RENDERER_PORT: '0' })
+    t.teardown(() => renderer.stop())
+    const { port: rendererPort } = await listening(renderer, 'renderer')
+    try {
+      return await startSystem({ PORT: String(gatewayPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}` })
+    } catch (error) {
+      await renderer.stop()
+      throw error
+    }
   })
-  t.teardown(() => renderer.stop())
-  await waitForHttp(`http://127.0.0.1:${rendererPort}/healthz`)
-  const system = await startSystem({ PORT: String(gatewayPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}` })
   t.teardown(() => system.close())
   const response = await request(`${system.url}/over-ons`)
   const html = await response.body.text()
@@ -27,20 +31,28 @@ t.test('the renderer needs nothing but GATEWAY_URL', async (t) => {
 })
 
 t.test('npm start runs both services, each finding the other from PORT and RENDERER_PORT alone; SIGTERM stops both cleanly', async (t) => {
-  // Picked together, the embedded CMS's listener's too, so that no listener of the gateway takes another's port.
-  const [port, rendererPort, internalPort, cmsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
-  const started = startProcess('scripts/start.mjs', {
-    PORT: String(port),
-    INTERNAL_PORT: String(internalPort),
-    EMBEDDED_CMS_PORT: String(cmsPort),
-    RENDERER_PORT: String(rendererPort),
-    // Every page asks the embedded CMS, over the gateway's own port: slow enough that all are in flight at SIGTERM.
-    PAGE_CACHE: 'false',
-    QUERY_CACHE: 'false',
+  // npm start tells each service the other's port, so those two are picked; the gateway's other listeners bind port 0.
+  // Both start again on other ports if one was taken before it was bound (npm start stops when a service dies).
+  const { started, port, rendererPort } = await retryOnAddressInUse(async () => {
+    const [port, rendererPort] = await Promise.all([freePort(), freePort()])
+    const started = startProcess('scripts/start.mjs', {
+      PORT: String(port),
+      INTERNAL_PORT: '0',
+      EMBEDDED_CMS_PORT: '0',
+      RENDERER_PORT: String(rendererPort),
+      // Every page asks the embedded CMS, over the gateway's own port: slow enough that all are in flight at SIGTERM.
+      PAGE_CACHE: 'false',
+      QUERY_CACHE: 'false',
+    })
+    t.teardown(() => started.stop('SIGKILL'))
+    try {
+      await Promise.all([listening(started, 'gateway'), listening(started, 'renderer')])
+    } catch (error) {
+      await started.stop('SIGKILL')
+      throw error
+    }
+    return { started, port, rendererPort }
   })
-  t.teardown(() => started.stop('SIGKILL'))
-  await waitForHttp(`http://127.0.0.1:${port}/builds/latest.json`)
-  await waitForHttp(`http://127.0.0.1:${rendererPort}/healthz`)
   const response = await request(`http://127.0.0.1:${port}/`)
   const html = await response.body.text()
   t.equal(response.statusCode, 200)

@@ -1,12 +1,13 @@
 import { type Server, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
 import { shippedContent, titleOf } from './helpers/content.ts'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
 import { h1Of } from './helpers/html.ts'
-import { freePort } from './helpers/ports.ts'
-import { type Started, startProcess, waitForHttp } from './helpers/processes.ts'
+import { freePort, retryOnAddressInUse } from './helpers/ports.ts'
+import { type Started, listening, startProcess, waitForHttp } from './helpers/processes.ts'
 
 // The built services as separate processes, as the containers run them (`npm run start:*` is `node dist/*.js`).
 
@@ -29,12 +30,12 @@ function startRenderer(t: Test, port: number, gatewayPort: number, env: Record<s
   return renderer
 }
 
-function startGateway(t: Test, port: number, internalPort: number, rendererPorts: number[], env: Record<string, string> = {}): Started {
+function startGateway(t: Test, port: number, internalPort: number, rendererUrls: string[], env: Record<string, string> = {}): Started {
   const gateway = startProcess('dist/gateway.js', {
     HOST: '127.0.0.1',
     PORT: String(port),
     INTERNAL_PORT: String(internalPort),
-    RENDERER_URL: rendererPorts.map(base).join(','),
+    RENDERER_URL: rendererUrls.join(','),
     RENDERER_PROBE_INTERVAL_MS: '200',
     PAGE_CACHE: 'false',
     API_RATE_LIMIT: '1000000',
@@ -45,16 +46,31 @@ function startGateway(t: Test, port: number, internalPort: number, rendererPorts
   return gateway
 }
 
-/** Gateway and renderers on fresh loopback ports, all answering before the test goes on. */
-async function startServices(t: Test, renderers: number, env: Record<string, string> = {}) {
-  const gatewayPort = await freePort()
-  const internalPort = await freePort()
-  const rendererPorts = await Promise.all(Array.from({ length: renderers }, () => freePort()))
-  const started = rendererPorts.map((port) => startRenderer(t, port, gatewayPort))
-  const gateway = startGateway(t, gatewayPort, internalPort, rendererPorts, env)
-  await Promise.all([...rendererPorts.map((port) => waitForHttp(`${base(port)}/healthz`)), waitForHttp(`${base(gatewayPort)}/healthz`), waitForHttp(`${base(internalPort)}/healthz`)])
-  return { gatewayPort, rendererPorts, renderers: started, gateway, url: base(gatewayPort), internalUrl: base(internalPort) }
+/**
+ * Renderers on ports of the kernel's choosing, then the gateway, all listening
+ * before the test goes on (their "listening" lines are at info). The gateway's
+ * own port is named to the renderers before it binds it: if something took
+ * it meanwhile (EADDRINUSE), all start again on another.
+ */
+async function startGatewayAndRenderers(t: Test, renderers: (gatewayPort: number) => Started[], rendererUrls: string[] = [], env: Record<string, string> = {}) {
+  return retryOnAddressInUse(async () => {
+    const gatewayPort = await freePort()
+    const started = renderers(gatewayPort)
+    const rendererPorts = (await Promise.all(started.map((renderer) => listening(renderer, 'renderer')))).map((line) => line.port)
+    const gateway = startGateway(t, gatewayPort, 0, [...rendererUrls, ...rendererPorts.map(base)], { LOG_LEVEL: 'info', ...env })
+    try {
+      const { internal } = await listening(gateway, 'gateway')
+      return { gatewayPort, rendererPorts, renderers: started, gateway, url: base(gatewayPort), internalUrl: internal ?? '' }
+    } catch (error) {
+      await Promise.all(started.map((renderer) => renderer.stop('SIGKILL')))
+      throw error
+    }
+  })
 }
+
+/** Gateway and renderers on fresh loopback ports, all listening before the test goes on. */
+const startServices = (t: Test, renderers: number, env: Record<string, string> = {}) =>
+  startGatewayAndRenderers(t, (gatewayPort) => Array.from({ length: renderers }, () => startRenderer(t, 0, gatewayPort, { LOG_LEVEL: 'info' })), [], env)
 
 interface Answer {
   path: string
@@ -202,7 +218,6 @@ t.test('SIGTERM to a renderer with a slow render in flight: the render completes
 })
 
 t.test('a renderer answering 503 while it closes is skipped', async (t) => {
-  const closingPort = await freePort()
   let closingHits = 0
   // What a Fastify renderer answers once close() has begun (return503OnClosing).
   const closing: Server = createServer((req, res) => {
@@ -210,14 +225,11 @@ t.test('a renderer answering 503 while it closes is skipped', async (t) => {
     res.writeHead(503, { 'content-type': 'application/json', connection: 'close' })
     res.end('{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}')
   })
-  await new Promise<void>((resolve) => closing.listen(closingPort, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => closing.close(resolve)))
-  const gatewayPort = await freePort()
-  const rendererPort = await freePort()
-  startRenderer(t, rendererPort, gatewayPort)
-  startGateway(t, gatewayPort, await freePort(), [closingPort, rendererPort])
-  await Promise.all([waitForHttp(`${base(rendererPort)}/healthz`), waitForHttp(`${base(gatewayPort)}/healthz`)])
-  const answers = await load(base(gatewayPort), 40, 4)
+  const closingPort = (closing.address() as AddressInfo).port
+  const services = await startGatewayAndRenderers(t, (gatewayPort) => [startRenderer(t, 0, gatewayPort, { LOG_LEVEL: 'info' })], [base(closingPort)])
+  const answers = await load(services.url, 40, 4)
   t.same(failures(answers), [], 'every page rendered by the other renderer')
   t.ok(closingHits <= 4, `the closing renderer is skipped once found out (${closingHits} tries)`)
 })

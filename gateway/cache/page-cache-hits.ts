@@ -165,13 +165,13 @@ export const noFastPathYet = (): FastPath => ({ answer: () => false })
  */
 export function serverWithPageCacheHits(
   fastifyHandler: (request: IncomingMessage, response: ServerResponse) => void,
-  options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number },
+  options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxHeaderSize?: number },
   fastPath: FastPath,
   headersTimeoutMs?: number,
 ): Server {
   // Node checks both timeouts only this often (30 s by default): a slow client is cut off near its deadline, not up to 30 s after it.
   const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(options.requestTimeout || Infinity, headersTimeoutMs ?? Infinity) / 4)))
-  const server = createServer({ connectionsCheckingInterval: checkEvery }, (request, response) => {
+  const server = createServer({ connectionsCheckingInterval: checkEvery, maxHeaderSize: options.maxHeaderSize }, (request, response) => {
     if (!fastPath.answer(request, response)) fastifyHandler(request, response)
   })
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout

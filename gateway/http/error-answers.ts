@@ -1,11 +1,12 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { API_PATH, PRIVATE_NO_STORE, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { isPayloadUrl } from '../../shared/payload.ts'
 import { errorBody } from '../../shared/errors.ts'
 import { defaultContentSecurityPolicy } from './content-security.ts'
 import { fallbackPage } from './fallback-page.ts'
+import { oversizedStatus, targetTooLong } from './request-size.ts'
 
 
 /** Whether a request's error is for a visitor (the Dutch page) rather than for a program (JSON): a GET or HEAD of anything but /api and payloads. */
@@ -33,10 +34,13 @@ export function sendError(
   return reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE).type('application/json; charset=utf-8').send(errorBody(message, code))
 }
 
+const URI_TOO_LONG = { message: 'The address is too long', code: 'URI_TOO_LONG' }
+const HEADERS_TOO_LARGE = { statusCode: 431, message: 'The request headers are too large', code: 'HEADERS_TOO_LARGE' }
+
 /** What the HTTP parser refuses, before there is a request: by Node's error code. */
 const CLIENT_ERRORS: Record<string, { statusCode: number; message: string; code: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { statusCode: 408, message: 'The request took too long to arrive', code: 'REQUEST_TIMEOUT' },
-  HPE_HEADER_OVERFLOW: { statusCode: 431, message: 'The request headers are too large', code: 'HEADERS_TOO_LARGE' },
+  HPE_HEADER_OVERFLOW: HEADERS_TOO_LARGE,
 }
 const BAD_REQUEST = { statusCode: 400, message: 'The request is not valid HTTP', code: 'BAD_REQUEST' }
 
@@ -90,14 +94,34 @@ function lingerThenClose(socket: Socket): void {
   socket.resume()
 }
 
-/** Fastify's frameworkErrors: a URL the router cannot decode (`/%ff`, a bare `%`) or a path too long, in the gateway's own shapes. */
+/** Fastify's frameworkErrors: a URL the router cannot decode (`/%ff`, a bare `%`), in the gateway's own shapes; 414 when it is too long as well. */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const statusCode = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
+  const statusCode = targetTooLong(request.url) ? 414 : error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
   request.log.info({ code: error.code, statusCode }, 'unroutable request refused')
   // No hook runs for a request the router could not read: the headers every answer has are set here.
   reply
-    .header('content-security-policy', defaultContentSecurityPolicy(forVisitor(request.method, request.url), []))
+    .header('content-security-policy', defaultContentSecurityPolicy(forVisitor(request.method, request.url), request.server.config.frameAncestors))
     .header('x-content-type-options', 'nosniff')
     .header(REQUEST_ID_HEADER, request.id)
-  void sendError(request, reply, statusCode, statusCode === 414 ? 'The address is too long' : 'The address is not valid', 'BAD_REQUEST')
+  if (statusCode === 414) void sendError(request, reply, 414, URI_TOO_LONG.message, URI_TOO_LONG.code)
+  else void sendError(request, reply, statusCode, 'The address is not valid', 'BAD_REQUEST')
+}
+
+/**
+ * The gateway's first onRequest hook: a target too long gets 414 (the Dutch
+ * page for a visitor, the JSON error for /api and payloads), headers too
+ * large 431, before any other hook or route reads them. Node's parser lets
+ * such requests through up to MAX_REQUEST_HEAD_BYTES (http/request-size.ts).
+ * The policy and request id come from the onSend hooks.
+ */
+export function refuseOversizedRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const statusCode = oversizedStatus(request.raw)
+  if (statusCode === undefined) {
+    done()
+    return
+  }
+  request.log.info({ statusCode, urlLength: request.url.length }, 'oversized request refused')
+  reply.header('x-content-type-options', 'nosniff').header('connection', 'close')
+  if (statusCode === 414) void sendError(request, reply, 414, URI_TOO_LONG.message, URI_TOO_LONG.code)
+  else void sendError(request, reply, 431, HEADERS_TOO_LARGE.message, HEADERS_TOO_LARGE.code, false)
 }

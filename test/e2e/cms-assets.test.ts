@@ -3,15 +3,16 @@ import type { Page } from 'playwright-core'
 import { type WatchedPage, hydrated, openPage, settle } from '../helpers/browser.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
 import { shippedContent, slugsOf, titleOf } from '../helpers/content.ts'
-import { freePort } from '../helpers/ports.ts'
 
 // The site on one origin, the embedded CMS's images on another (the same gateway under another host
 // name), as a real Craft's images are on its own host or a CDN: the pages' CSP must let them in.
 const store = shippedContent()
-const port = await freePort()
-const SITE = `http://localhost:${port}`
-const ASSETS = `http://127.0.0.1:${port}/cms-assets`
-const { browser } = await systemWithBrowser(t, { PORT: String(port), SITE_URL: SITE, EMBEDDED_ASSET_URL: ASSETS })
+const siteOn = (port: number) => `http://localhost:${port}`
+const assetsOn = (port: number) => `http://127.0.0.1:${port}/cms-assets`
+const { system, browser } = await systemWithBrowser(t, (port) => ({ SITE_URL: siteOn(port), EMBEDDED_ASSET_URL: assetsOn(port) }))
+const port = Number(new URL(system.url).port)
+const SITE = siteOn(port)
+const ASSETS = assetsOn(port)
 const [slug] = slugsOf(store, 'topical')
 const ARTICLE = `/topical/${slug}`
 

@@ -3,7 +3,7 @@ import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
-import { freePort } from '../helpers/ports.ts'
+import { REFUSED_URL } from '../helpers/ports.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const operations = createOperations(DEFAULT_SITE_HANDLE)
@@ -61,7 +61,7 @@ t.test('upstream failures on /api say BYPASS: 502 and 504', async (t) => {
 })
 
 t.test('the gateway\'s own 503 page when no renderer answers says BYPASS', async (t) => {
-  const system = await startSystem({ RENDERER_URL: `http://127.0.0.1:${await freePort()}` })
+  const system = await startSystem({ RENDERER_URL: REFUSED_URL })
   t.teardown(() => system.close())
   t.same(await call(`${system.url}/contact`), { status: 503, cache: 'BYPASS' })
 })

@@ -177,6 +177,7 @@ t.test('a schema that may not read users: articles without their author, every p
 })
 
 t.test('a Craft that cannot be reached at start-up: the gateway starts, is not ready, and checks again', async (t) => {
+  // Picked free and bound later: the subject is a Craft that comes up at the address the gateway was given.
   const port = await freePort()
   const site = await system(t, { CRAFT_API_URL: `http://127.0.0.1:${port}/api` })
   const before = await readiness(site)

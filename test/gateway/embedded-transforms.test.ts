@@ -1,16 +1,15 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { shippedContent, slugsOf } from '../helpers/content.ts'
-import { freePort } from '../helpers/ports.ts'
 import { startSystem } from '../helpers/system.ts'
 
 // Craft's image transforms take `format` (the `@transform` directive and `url(…)` share their arguments,
 // craftcms/cms src/gql/directives/Transform.php and src/gql/interfaces/elements/Asset.php; on an assets
 // field the directive gives every asset that transform, and `srcset` keeps its format, Asset::getUrlsBySize).
 // The embedded API answers the same documents with files of that format from its volume.
-const port = await freePort()
-const ASSETS = `http://127.0.0.1:${port}/cms-assets`
-const system = await startSystem({ PORT: String(port), EMBEDDED_ASSET_URL: ASSETS })
+const assetsOn = (port: number) => `http://127.0.0.1:${port}/cms-assets`
+const system = await startSystem((port) => ({ EMBEDDED_ASSET_URL: assetsOn(port) }))
+const ASSETS = assetsOn(Number(new URL(system.url).port))
 t.teardown(() => system.close())
 const api = String(system.gateway.embeddedCmsUrl)
 const [slug] = slugsOf(shippedContent(), 'topical')

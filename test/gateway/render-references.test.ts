@@ -1,4 +1,5 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { RenderBody, RenderBodyMemo } from '../../gateway/pages/render-body.ts'
 import { RendererPool } from '../../gateway/renderers/renderer-pool.ts'
@@ -53,8 +54,7 @@ async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: bo
     res.writeHead(200, headers).end(`<p>${data}</p>`)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
+  const { port } = server.address() as AddressInfo
   t.teardown(() => {
     server.closeAllConnections()
     return new Promise((resolve) => server.close(resolve))

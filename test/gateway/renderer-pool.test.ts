@@ -1,12 +1,14 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { type PoolMember, RendererPool } from '../../gateway/renderers/renderer-pool.ts'
-import { freePort } from '../helpers/ports.ts'
+import { freePort, retryOnAddressInUse } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
 /** A stand-in renderer: answers pages with its own name, and /healthz as told. */
-async function fakeRenderer(t: Test, host: string, port: number, name: string, page?: Handler): Promise<{ seen: string[]; health: { ok: boolean } }> {
+/** A renderer's stand-in on `host`, on `port` or (0) one of the kernel's choosing: the port it got. */
+async function fakeRenderer(t: Test, host: string, port: number, name: string, page?: Handler): Promise<{ seen: string[]; health: { ok: boolean }; port: number }> {
   const seen: string[] = []
   const health = { ok: true }
   const server: Server = createServer((req, res) => {
@@ -18,13 +20,24 @@ async function fakeRenderer(t: Test, host: string, port: number, name: string, p
     if (page) return page(req, res)
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<p>${name}</p>`)
   })
-  await new Promise<void>((resolve) => server.listen(port, host, resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, resolve)
+  })
   t.teardown(() => {
     server.closeAllConnections()
     return new Promise((resolve) => server.close(resolve))
   })
-  return { seen, health }
+  return { seen, health, port: (server.address() as AddressInfo).port }
 }
+
+/** Two stand-ins on one port of two loopback addresses: the second binds the port the kernel gave the first, again on another if it is taken there. */
+const onOnePort = (t: Test) =>
+  retryOnAddressInUse(async () => {
+    const a = await fakeRenderer(t, '127.0.0.1', 0, 'a')
+    const b = await fakeRenderer(t, '127.0.0.2', a.port, 'b')
+    return { a, b, port: a.port }
+  })
 
 /** Fastify's exact answer while it closes (return503OnClosing). */
 const closing: Handler = (_req, res) => {
@@ -67,9 +80,7 @@ function callsOf<Args extends unknown[]>(): { record: (...args: Args) => void; n
 const options = { probeIntervalMs: 50, dnsRefreshMs: 50 }
 
 t.test('one name resolving to two addresses is two members, each sent the name as Host', async (t) => {
-  const port = await freePort()
-  const a = await fakeRenderer(t, '127.0.0.1', port, 'a')
-  const b = await fakeRenderer(t, '127.0.0.2', port, 'b')
+  const { a, b, port } = await onOnePort(t)
   const looked: string[] = []
   const pool = new RendererPool([new URL(`http://renderer.internal:${port}`)], 2000, {
     ...options,
@@ -87,9 +98,7 @@ t.test('one name resolving to two addresses is two members, each sent the name a
 })
 
 t.test('the look-up is repeated: replicas come and go; a failed look-up keeps the last addresses', { timeout: 20_000 }, async (t) => {
-  const port = await freePort()
-  await fakeRenderer(t, '127.0.0.1', port, 'a')
-  await fakeRenderer(t, '127.0.0.2', port, 'b')
+  const { port } = await onOnePort(t)
   const [a, b] = [`http://127.0.0.1:${port}`, `http://127.0.0.2:${port}`]
   let answer: string[] | Error = ['127.0.0.1']
   const refreshes = callsOf<[members: PoolMember[], failures: { url: string; error: unknown }[]]>()
@@ -122,8 +131,7 @@ t.test('the look-up is repeated: replicas come and go; a failed look-up keeps th
 })
 
 t.test('IP literals are not looked up', async (t) => {
-  const port = await freePort()
-  await fakeRenderer(t, '127.0.0.1', port, 'a')
+  const { port } = await fakeRenderer(t, '127.0.0.1', 0, 'a')
   const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 2000, {
     ...options,
     lookup: async () => t.fail('no look-up') as never,
@@ -133,10 +141,10 @@ t.test('IP literals are not looked up', async (t) => {
 })
 
 t.test('a closing renderer (JSON 503) is skipped and marked down; a rendered 503 page goes through', async (t) => {
-  const [p1, p2] = [await freePort(), await freePort()]
-  const closingOne = await fakeRenderer(t, '127.0.0.1', p1, 'closing', closing)
+  const closingOne = await fakeRenderer(t, '127.0.0.1', 0, 'closing', closing)
+  const p1 = closingOne.port
   closingOne.health.ok = false
-  await fakeRenderer(t, '127.0.0.1', p2, 'b')
+  const { port: p2 } = await fakeRenderer(t, '127.0.0.1', 0, 'b')
   const changes: string[] = []
   const pool = new RendererPool([new URL(`http://127.0.0.1:${p1}`), new URL(`http://127.0.0.1:${p2}`)], 2000, {
     probeIntervalMs: 60_000,
@@ -148,8 +156,7 @@ t.test('a closing renderer (JSON 503) is skipped and marked down; a rendered 503
   t.same(changes, [`http://127.0.0.1:${p1} down closing (503)`])
   t.equal(closingOne.seen.length, 1, 'tried once, then skipped')
 
-  const [p3] = [await freePort()]
-  await fakeRenderer(t, '127.0.0.1', p3, 'error page', (_req, res) => {
+  const { port: p3 } = await fakeRenderer(t, '127.0.0.1', 0, 'error page', (_req, res) => {
     res.writeHead(503, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Er is iets misgegaan.</h1>')
   })
   const single = new RendererPool([new URL(`http://127.0.0.1:${p3}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
@@ -158,6 +165,7 @@ t.test('a closing renderer (JSON 503) is skipped and marked down; a rendered 503
 })
 
 t.test('a renderer marked down is back in turn once its health check passes; none left is an error', { timeout: 20_000 }, async (t) => {
+  // The one port picked free and bound later, as the subject is a renderer that comes up at an address already named.
   const port = await freePort()
   const changes = callsOf<[origin: string, up: boolean, reason: string]>()
   const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 2000, { probeIntervalMs: 50, dnsRefreshMs: 60_000, onMemberChange: changes.record })
@@ -172,8 +180,8 @@ t.test('a renderer marked down is back in turn once its health check passes; non
 })
 
 t.test('localhost through the system resolver: each of its addresses a member, named localhost', async (t) => {
-  const port = await freePort()
-  const a = await fakeRenderer(t, '127.0.0.1', port, 'a')
+  const a = await fakeRenderer(t, '127.0.0.1', 0, 'a')
+  const { port } = a
   const pool = new RendererPool([new URL(`http://localhost:${port}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
   t.teardown(() => pool.close())
   // ::1 too where the host has it; nothing listens there, so that member is skipped.
@@ -184,7 +192,8 @@ t.test('localhost through the system resolver: each of its addresses a member, n
 })
 
 t.test('a host name that does not resolve is told at most once per 30 s per host', { timeout: 20_000 }, async (t) => {
-  const port = await freePort()
+  // Never connected to: no name resolves.
+  const port = 3001
   let clock = 1_000_000
   const told: string[] = []
   // The pool's timers are unref'd and nothing here listens: this keeps the process up while the look-ups repeat.
@@ -214,9 +223,8 @@ t.test('a host name that does not resolve is told at most once per 30 s per host
 })
 
 t.test('a page with its length comes as one buffer with its headers; a streamed one as a stream whose dropping ends the renderer\'s request', async (t) => {
-  const port = await freePort()
   const held = { res: undefined as ServerResponse | undefined, closed: undefined as Promise<void> | undefined }
-  await fakeRenderer(t, '127.0.0.1', port, 'whole', (req, res) => {
+  const { port } = await fakeRenderer(t, '127.0.0.1', 0, 'whole', (req, res) => {
     if (req.url === '/whole') {
       const page = Buffer.from('<p>whole</p>'.repeat(5000))
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length, 'x-render-outcome': 'complete' })

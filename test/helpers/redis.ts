@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import type { SharedTier, SharedTierEvents } from '../../gateway/cache/shared-tier.ts'
 import { type FaultUpstream, startFaultUpstream } from './fault-upstream.ts'
-import { freePort } from './ports.ts'
+import { freePort, retryOnAddressInUse } from './ports.ts'
 import { type System, startSystem } from './system.ts'
 
 const REDIS_SERVER = '/usr/bin/redis-server'
@@ -32,7 +32,7 @@ export interface RedisServer {
 /** A throwaway redis-server on a free loopback port, without persistence. */
 export async function startRedisServer(): Promise<RedisServer> {
   ensureRedisServer()
-  const port = await freePort()
+  let port = 0
   let child: ChildProcess | undefined
   const launch = async (): Promise<void> => {
     const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
@@ -57,7 +57,9 @@ export async function startRedisServer(): Promise<RedisServer> {
       })
       started.on('exit', (code) => {
         clearTimeout(timer)
-        reject(new Error(`redis-server exited with ${code}: ${output}`))
+        const error = new Error(`redis-server exited with ${code}: ${output}`)
+        // redis-server cannot bind port 0 and say where: a port taken since it was picked means another port.
+        reject(output.includes('Address already in use') ? Object.assign(error, { code: 'EADDRINUSE' }) : error)
       })
     })
     started.removeAllListeners('exit')
@@ -70,7 +72,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     running.kill(signal)
     await exited
   }
-  await launch()
+  await retryOnAddressInUse(async () => {
+    port = await freePort()
+    await launch()
+  })
   const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 })
   client.on('error', () => undefined)
   await client.connect()

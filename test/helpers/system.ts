@@ -5,7 +5,7 @@ import { type GatewayOptions, buildGateway } from '../../gateway/app.ts'
 import { type GatewayConfig, loadGatewayConfig } from '../../gateway/config.ts'
 import { buildRenderer } from '../../renderer/app.ts'
 import { loadRendererConfig } from '../../renderer/config.ts'
-import { freePort } from './ports.ts'
+import { freePort, retryOnAddressInUse } from './ports.ts'
 
 export interface LogCollector {
   lines: Record<string, unknown>[]
@@ -38,14 +38,36 @@ export interface System {
   close(): Promise<void>
 }
 
+/** Settings of a system, or a function of the gateway's port for settings that name it (SITE_URL, EMBEDDED_ASSET_URL). */
+export type SystemEnv = Record<string, string> | ((gatewayPort: number) => Record<string, string>)
+
 /**
  * Gateway and renderer in this process, on loopback ports, configured as from
  * the environment. The embedded content's images are on the gateway's own
  * loopback address (EMBEDDED_ASSET_URL) unless the test says otherwise, so
  * a browser loads them whatever SITE_URL says.
+ *
+ * The renderer needs the gateway's address before the gateway can listen, so
+ * the gateway's port is picked free and bound later: when something took it
+ * in between (EADDRINUSE), both are closed and started again on another port.
+ * Every other listener binds port 0. A test that gives PORT itself retries
+ * as a whole.
  */
-export async function startSystem(env: Record<string, string> = {}, tweak?: (config: GatewayConfig) => void, gatewayOptions: Omit<GatewayOptions, 'logStream'> = {}): Promise<System> {
-  const gatewayPort = env.PORT ? Number(env.PORT) : await freePort()
+export async function startSystem(env: SystemEnv = {}, tweak?: (config: GatewayConfig) => void, gatewayOptions: Omit<GatewayOptions, 'logStream'> = {}): Promise<System> {
+  // A port the test chose (a process of its own was told it) is tried once: the test retries as a whole (retryOnAddressInUse).
+  if (typeof env !== 'function' && env.PORT !== undefined) return startSystemOn(Number(env.PORT), env, tweak, gatewayOptions)
+  return retryOnAddressInUse(async () => {
+    const gatewayPort = await freePort()
+    return startSystemOn(gatewayPort, typeof env === 'function' ? env(gatewayPort) : env, tweak, gatewayOptions)
+  })
+}
+
+async function startSystemOn(
+  gatewayPort: number,
+  env: Record<string, string>,
+  tweak: ((config: GatewayConfig) => void) | undefined,
+  gatewayOptions: Omit<GatewayOptions, 'logStream'>,
+): Promise<System> {
   const gatewayLogs = collectLogs()
   const rendererLogs = collectLogs()
   // Both services share a secret, as `npm start` gives them; RENDER_SECRET: '' turns signing off.
@@ -67,9 +89,17 @@ export async function startSystem(env: Record<string, string> = {}, tweak?: (con
     ...env,
   })
   tweak?.(config)
-  const gateway = await buildGateway(config, { ...gatewayOptions, logStream: gatewayLogs.stream })
-  await gateway.listen({ host: '127.0.0.1', port: gatewayPort })
-  const internalUrl = await gateway.internal.listen({ host: config.internalHost, port: config.internalPort })
+  let gateway: FastifyInstance | undefined
+  let internalUrl: string
+  try {
+    gateway = await buildGateway(config, { ...gatewayOptions, logStream: gatewayLogs.stream })
+    await gateway.listen({ host: '127.0.0.1', port: gatewayPort })
+    internalUrl = await gateway.internal.listen({ host: config.internalHost, port: config.internalPort })
+  } catch (error) {
+    await gateway?.close()
+    await renderer.close()
+    throw error
+  }
   // The start-up check of Craft's schema is one upstream call: done before a test counts calls.
   await gateway.craftSchema.settled()
   return {
