@@ -74,7 +74,7 @@ start('gateway.js', {
   INTERNAL_PORT: String(internalPort),
   RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
   PAGE_CACHE_MAX_ENTRIES: '500',
-  PAGE_CACHE_TTL_MS: '2000',
+  PAGE_CACHE_TTL_MS: '15000',
 })
 const site = `http://127.0.0.1:${port}`
 const internal = `http://127.0.0.1:${internalPort}`
@@ -108,7 +108,7 @@ const floodStatuses = await load(5000, (i) => floods[i % floods.length](i))
 renderer.kill('SIGKILL')
 await new Promise((resolve) => renderer.once('exit', resolve))
 // Past the pages' TTL, so that each needs a render that cannot happen.
-await new Promise((resolve) => setTimeout(resolve, 2500))
+await new Promise((resolve) => setTimeout(resolve, 15_500))
 const answers = {}
 for (const path of sitemapPaths) {
   const response = await request(`${site}${path}`)
