@@ -144,15 +144,19 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
    * A redirect rule for the path. Rules at hand (cached) decide before any
    * render starts; when the CMS must be asked, the render starts alongside,
    * so a slow CMS costs the page one upstream timeout, not two in a row.
+   * Says whether it redirected: a reply is a thenable that an await turns
+   * into undefined once sent, so it is not what this resolves to (the page
+   * went on to render after every redirect when it was).
    */
-  async function redirect(visit: PageVisit): Promise<FastifyReply | undefined> {
+  async function redirected(visit: PageVisit): Promise<boolean> {
     const atOnce = visit.context.preview ? UNDECIDED : app.redirects.matchAtOnce(visit.url.path)
     const rule = atOnce === UNDECIDED ? await lookUpRedirect(visit) : atOnce
-    if (!rule) return undefined
+    if (!rule) return false
     abandonRender(visit)
     // A page stored before the rule came is not served past its TTL while the path redirects.
     if (visit.useCache) app.pageCache.drop(visit.cacheKey)
-    return visit.reply.redirect(rule.to, rule.statusCode)
+    visit.reply.redirect(rule.to, rule.statusCode)
+    return true
   }
 
   /** The redirect rule from the cache or the CMS, the render started alongside when the CMS must be asked. */
@@ -348,6 +352,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
 
   return async (request, reply, requested) => {
     const visit = await resolveVisit(request, reply, requested)
-    return (await redirect(visit)) ?? answerKnownMissing(visit) ?? answerFromCache(visit) ?? renderOrStale(visit)
+    if (await redirected(visit)) return reply
+    return answerKnownMissing(visit) ?? answerFromCache(visit) ?? renderOrStale(visit)
   }
 }

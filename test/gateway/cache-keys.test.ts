@@ -145,6 +145,17 @@ t.test('a slug the CMS does not know: one call for the slug, and the stored 404 
   t.equal(await renders(system), rendersBefore, 'no render of its own')
 })
 
+t.test('a redirect is all a redirected path costs: no render after it', async (t) => {
+  await get(system, '/kifid')
+  const rendersBefore = await renders(system)
+  for (let i = 0; i < 5; i++) {
+    const response = await request(`${system.url}/kifid`)
+    await response.body.dump()
+    t.equal(response.statusCode, 302, 'the CMS rule')
+  }
+  t.equal(await renders(system), rendersBefore, 'no render')
+})
+
 t.test('_payload.json of an unknown page is a cached 404', async (t) => {
   await get(system, '/bestaat-niet/_payload.json')
   const callsBefore = upstream.calls.length
