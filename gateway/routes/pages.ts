@@ -218,6 +218,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
    */
   async function answerNotFound(visit: PageVisit, fields: NotFoundFields): Promise<FastifyReply> {
     abandonRender(visit)
+    // The page is gone: one stored under its own address is not served past its TTL (nor stands in for it).
+    if (visit.useCache) app.pageCache.drop(visit.cacheKey)
     visit.notFound = fields
     visit.url = NOT_FOUND_RENDER_URL
     visit.cacheKey = NOT_FOUND_PAGE_KEY
