@@ -19,7 +19,7 @@ import { type System, startSystem } from '../helpers/system.ts'
  */
 const routes = createRouteTable(DEFAULT_SITE_HANDLE)
 const upstream = await startFaultUpstream()
-const system = await startSystem({ CRAFT_API_URL: upstream.url })
+const system = await startSystem({ CRAFT_API_URL: upstream.url, PURGE_SECRET: 'cache-keys-secret' })
 t.teardown(async () => {
   await system.close()
   await upstream.close()
@@ -130,6 +130,26 @@ t.test('404s of unknown paths cost one render and at most the two layout queries
   t.notMatch(page.body, /__404__/, 'nothing of the address it was rendered for')
   const invalid = payloadOf((await get(system, '/topical/Bad_Slug')).body)
   t.equal((invalid.error as { message: string }).message, 'Page Not Found: /topical/Bad_Slug')
+})
+
+t.test('the stored 404 page and its notFound answer go with a purge of their section, and stay through others', async (t) => {
+  const purge = async (sections: string[]) => {
+    const response = await request(`${system.url}/api/purge`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-purge-secret': 'cache-keys-secret' },
+      body: JSON.stringify({ sections }),
+    })
+    await response.body.dump()
+    t.equal(response.statusCode, 200)
+  }
+  await get(system, '/weg-ermee')
+  t.equal((await get(system, '/weg-ermee')).cache, 'HIT')
+  await purge(['jobs'])
+  t.equal((await get(system, '/weg-ermee')).cache, 'HIT', 'a section it was not built from')
+  const callsBefore = upstream.calls.length
+  await purge(['notFound'])
+  t.equal((await get(system, '/weg-ermee')).cache, 'MISS', 'rendered again')
+  t.same(upstream.calls.slice(callsBefore).map((call) => call.operationName), ['NotFound'], 'with the notFound entry asked for again')
 })
 
 t.test('a slug the CMS does not know: one call for the slug, and the stored 404 page', async (t) => {
