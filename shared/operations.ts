@@ -200,8 +200,12 @@ ${ENTRY_BASE}`,
   }
 }
 
-/** Operations whose answers are never stored in any cache. */
-export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set(['NotFound'])
+/**
+ * Operations whose answers are never stored in any cache: none now. The
+ * notFound entry is one cached answer for every 404, tagged with its section
+ * like any other (a 404 used to cost a CMS call every time).
+ */
+export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>()
 
 /** Fields that Craft delivers as HTML: sanitised by the gateway before anything caches or renders them. */
 export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply'])

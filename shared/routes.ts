@@ -2,6 +2,10 @@ import { ARTICLES_PER_PAGE, HOME_LATEST_ARTICLES, SLUG_PATTERN } from './constan
 import { type OperationName, singlePageOperation } from './operations.ts'
 import { withProduct } from './sections.ts'
 
+/** Query parameter of the page number on paginated overviews. */
+export const PAGE_QUERY_PARAM = 'pagina'
+const PAGINATED_QUERY: readonly string[] = [PAGE_QUERY_PARAM]
+
 /** The screens of the site: one React component each in the renderer. */
 export type ScreenName =
   | 'home'
@@ -47,6 +51,12 @@ export interface RouteDefinition {
   /** Slugs fixed by the route, e.g. the two fixed job pages. */
   fixedSlug?: string
   paginated?: boolean
+  /**
+   * The query parameters the page depends on (`pagina` on a paginated
+   * overview): the only ones in its cache keys and its render; any other
+   * parameter is ignored.
+   */
+  query: readonly string[]
   loaders: readonly LoaderSpec[]
 }
 
@@ -90,6 +100,7 @@ interface RouteTemplate {
   /** The path search engines should index when the route has aliases; the first path otherwise. */
   canonical?: string
   fixedSlug?: string
+  /** Split into pages by `?pagina=N`: the one query parameter such a route reads. */
   paginated?: boolean
   /** Given the route's section handle (`{product}` resolved) and its template. */
   loaders: (handle: string, template: string) => readonly LoaderSpec[]
@@ -193,9 +204,8 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
   ),
 ]
 
-/** Query parameter of the page number on paginated overviews. */
-export const PAGE_QUERY_PARAM = 'pagina'
 const MAX_PAGE = 9999
+const NO_QUERY: readonly string[] = []
 
 export interface RouteTable {
   readonly product: string
@@ -207,6 +217,14 @@ export interface RouteTable {
   canonicalPath(route: RouteDefinition, params: Record<string, string>): string
   /** The indexable paths that need no CMS lookup (for the sitemap). */
   canonicalStaticPaths(): string[]
+  /** The query parameters the page of a path reads (none for a path no route takes). */
+  queryOf(path: string): readonly string[]
+  /**
+   * Whether a path is the one to index for its route (what the sitemap lists
+   * for a live entry): an alias, a fixed page by its slug route or a path no
+   * route takes is not.
+   */
+  isCanonical(path: string): boolean
 }
 
 /**
@@ -226,6 +244,7 @@ export function createRouteTable(product: string): RouteTable {
       screen: template.screen,
       canonical: template.canonical ?? (paths[0] as string),
       paths,
+      query: template.paginated ? PAGINATED_QUERY : NO_QUERY,
       loaders: [siteSettings, ...template.loaders(handle ?? '', template.handle ?? '')],
       ...(handle === undefined ? {} : { handle }),
       ...(fixedSlug === undefined ? {} : { fixedSlug }),
@@ -259,6 +278,14 @@ export function createRouteTable(product: string): RouteTable {
       return fixed ? fixed.canonical : route.canonical.replace(':slug', slug)
     },
     canonicalStaticPaths: () => [...new Set(routes.filter((route) => !route.canonical.includes(':')).map((route) => route.canonical))],
+    queryOf(path) {
+      const found = this.match(path)
+      return found.kind === 'route' ? found.route.query : NO_QUERY
+    },
+    isCanonical(path) {
+      const found = this.match(path)
+      return found.kind === 'route' && this.canonicalPath(found.route, found.params) === path
+    },
   }
 }
 

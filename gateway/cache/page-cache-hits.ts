@@ -3,11 +3,15 @@ import { Negotiator } from '@fastify/accept-negotiator'
 import { LRUCache } from 'lru-cache'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM, REQUEST_ID_HEADER, TOKEN_COOKIE_NAME } from '../../shared/constants.ts'
 import { requestIdOf } from '../../shared/logging.ts'
+import { pageKeyOfUrl } from '../../shared/page-address.ts'
+import type { RouteTable } from '../../shared/routes.ts'
 import { notModified } from '../http/http-caching.ts'
 import type { CachedPage, PageCache } from './page-cache.ts'
 
 export interface PageCacheHitOptions {
   pageCache: PageCache
+  /** The route table: which query parameters a page reads, the rest left out of its key as the full route leaves them out. */
+  routes: RouteTable
   /** False while the gateway drains or is off: Fastify's own route answers then. */
   accepting: () => boolean
   /** Whether the request came over HTTPS (directly, or by a trusted proxy's word): then HSTS is sent. */
@@ -99,8 +103,10 @@ export function createPageCacheHits(options: PageCacheHitOptions): (request: Inc
     if ((method !== 'GET' && method !== 'HEAD') || !options.accepting()) return false
     const url = request.url ?? ''
     if (url.startsWith('//') || maybePreview(request, url)) return false
+    const key = pageKeyOfUrl(url, options.routes)
+    if (key === undefined) return false
     const pageCache = options.pageCache
-    const page = pageCache.get(url)
+    const page = pageCache.get(key)
     if (!page) return false
     const status: HitStatus = pageCache.isStale(page) ? 'STALE' : 'HIT'
 

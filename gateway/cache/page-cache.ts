@@ -52,9 +52,18 @@ export const MAX_ENCODES_IN_FLIGHT = 2
  */
 export const MAX_ENCODES_QUEUED = 64
 
+/** The share of PAGE_CACHE_MAX_ENTRIES and PAGE_CACHE_MAX_BYTES kept for pages outside the sitemap (aliases, anything not indexed). */
+export const UNLISTED_SHARE = 1 / 8
+
 export interface PageCacheOptions {
   maxEntries: number
   maxBytes: number
+  /**
+   * The keys of the pages that matter (the sitemap's, and the stored error
+   * page): kept in a segment of their own, which no other key can evict.
+   * The rest share UNLISTED_SHARE of the bounds. Without it, one segment.
+   */
+  listed?: (key: string) => boolean
   ttlMs: number
   /** How long past its TTL a page is kept to stand in while no renderer answers. */
   staleIfErrorMs: number
@@ -98,11 +107,18 @@ function sizeOf(page: CachedPage): number {
 }
 
 /**
- * Whole pages by path and query: only complete 200 answers rendered without a
- * preview token. Bounded by entries and bytes like the query cache.
+ * Whole pages by path and the query parameters their route reads: only
+ * complete answers rendered without a preview token (200, and the one 404
+ * page). Bounded by entries and bytes like the query cache, in two
+ * segments: the sitemap's pages, and the rest (see `listed`), so that
+ * however many other keys come, the pages that matter stay to stand in.
  */
 export class PageCache {
+  /** The sitemap's pages (all pages without `listed`). */
   private readonly lru: LRUCache<string, CachedPage>
+  /** Every other page, bounded by UNLISTED_SHARE of the bounds; the same LRU as `lru` without `listed`. */
+  private readonly unlisted: LRUCache<string, CachedPage>
+  private readonly listed: ((key: string) => boolean) | undefined
   private readonly now: () => number
   private generation = 0
   private readonly maxEncodesInFlight: number
@@ -115,24 +131,40 @@ export class PageCache {
     this.now = options.now ?? Date.now
     this.maxEncodesInFlight = options.maxEncodesInFlight ?? MAX_ENCODES_IN_FLIGHT
     this.maxEncodesQueued = options.maxEncodesQueued ?? MAX_ENCODES_QUEUED
-    this.lru = new LRUCache<string, CachedPage>({
-      max: options.maxEntries,
-      maxSize: options.maxBytes,
-      sizeCalculation: sizeOf,
-      // lru-cache keeps its clock's reading for ttlResolution ms with a timer that clears it, a timer made on
-      // every lookup after the last one fired; reading the clock every time is cheaper (and a test's clock works).
-      ttlResolution: 0,
-      ...(options.now ? { perf: { now: options.now } } : {}),
-    })
+    this.listed = options.listed
+    const segment = (maxEntries: number, maxBytes: number): LRUCache<string, CachedPage> =>
+      new LRUCache<string, CachedPage>({
+        max: Math.max(1, Math.floor(maxEntries)),
+        maxSize: Math.max(1, Math.floor(maxBytes)),
+        sizeCalculation: sizeOf,
+        // lru-cache keeps its clock's reading for ttlResolution ms with a timer that clears it, a timer made on
+        // every lookup after the last one fired; reading the clock every time is cheaper (and a test's clock works).
+        ttlResolution: 0,
+        ...(options.now ? { perf: { now: options.now } } : {}),
+      })
+    if (this.listed) {
+      const unlistedEntries = Math.max(1, Math.floor(options.maxEntries * UNLISTED_SHARE))
+      const unlistedBytes = Math.floor(options.maxBytes * UNLISTED_SHARE)
+      this.lru = segment(Math.max(1, options.maxEntries - unlistedEntries), options.maxBytes - unlistedBytes)
+      this.unlisted = segment(unlistedEntries, unlistedBytes)
+    } else {
+      this.lru = segment(options.maxEntries, options.maxBytes)
+      this.unlisted = this.lru
+    }
   }
 
   get size(): number {
-    return this.lru.size
+    return this.lru === this.unlisted ? this.lru.size : this.lru.size + this.unlisted.size
   }
 
   /** The bytes the pages take as PAGE_CACHE_MAX_BYTES counts them: bodies, their variants once made, and each entry's overhead. */
   get bytes(): number {
-    return this.lru.calculatedSize
+    return this.lru === this.unlisted ? this.lru.calculatedSize : this.lru.calculatedSize + this.unlisted.calculatedSize
+  }
+
+  /** The segment a key's page is kept in. */
+  private segmentOf(key: string): LRUCache<string, CachedPage> {
+    return this.listed === undefined || this.listed(key) ? this.lru : this.unlisted
   }
 
   /** Stored pages being encoded now (at most maxEncodesInFlight). */
@@ -158,7 +190,8 @@ export class PageCache {
    * load is rendered once, not once for every request that came meanwhile.
    */
   get(key: string): CachedPage | undefined {
-    const page = this.lru.get(key)
+    // The sitemap's segment first: a hit on one of its pages costs one lookup, and no `listed` call.
+    const page = this.lru.get(key) ?? (this.unlisted === this.lru ? undefined : this.unlisted.get(key))
     if (!page) return undefined
     const now = this.now()
     if (now < page.freshUntil) return page
@@ -181,7 +214,8 @@ export class PageCache {
    * Undefined when there is nothing to claim.
    */
   claimRevalidation(key: string): (() => void) | undefined {
-    const page = this.lru.get(key)
+    const segment = this.segmentOf(key)
+    const page = segment.get(key)
     if (!page) return undefined
     const now = this.now()
     if (now - page.freshUntil >= (this.options.staleWhileRevalidateMs ?? 0)) return undefined
@@ -189,19 +223,19 @@ export class PageCache {
     page.revalidation = claim
     return () => {
       // The entry now: attaching its variants replaces the page object with a copy that carries the same claim.
-      const current = this.lru.peek(key)
+      const current = segment.peek(key)
       if (current?.revalidation === claim) current.revalidation = undefined
     }
   }
 
   /** Drops a key's page (the path now redirects, or no longer renders as a page). */
   drop(key: string): void {
-    this.lru.delete(key)
+    this.segmentOf(key).delete(key)
   }
 
   /** The page of a key, fresh or past its TTL within the stale-if-error window: for when no renderer can make it again. */
   stale(key: string): CachedPage | undefined {
-    const page = this.lru.get(key)
+    const page = this.segmentOf(key).get(key)
     // Kept for the longer of the two windows: this one may be the shorter.
     return page && this.now() < page.freshUntil + this.options.staleIfErrorMs ? page : undefined
   }
@@ -219,15 +253,17 @@ export class PageCache {
   store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = []): void {
     // A TTL of 0 to lru-cache would mean kept for ever.
     const keptMs = this.options.ttlMs + Math.max(this.options.staleIfErrorMs, this.options.staleWhileRevalidateMs ?? 0)
-    if (ticket !== this.generation || body.byteLength > this.options.maxBytes / 4 || keptMs <= 0) return
+    const segment = this.segmentOf(key)
+    if (ticket !== this.generation || body.byteLength > segment.maxSize / 4 || keptMs <= 0) return
     const page: CachedPage = { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs, tags }
-    this.lru.set(key, page, { ttl: keptMs })
+    segment.set(key, page, { ttl: keptMs })
     if (body.byteLength >= MIN_ENCODED_BYTES) this.encodeLater({ key, page, generation: this.generation })
   }
 
   clear(): void {
     this.generation++
     this.lru.clear()
+    this.unlisted.clear()
     this.dropQueuedEncodes()
   }
 
@@ -236,7 +272,7 @@ export class PageCache {
    * without tags could show anything and goes too. Returns how many went.
    */
   purge(tags?: readonly string[]): number {
-    const before = this.lru.size
+    const before = this.size
     if (!tags || touchesEveryPage(tags)) {
       this.clear()
       return before
@@ -245,10 +281,12 @@ export class PageCache {
     // Encodes begun before a purge never attach their variants (see isCurrent): queued ones need not run.
     this.dropQueuedEncodes()
     const wanted = new Set(tags)
-    for (const [key, page] of this.lru.entries()) {
-      if (page.tags.length === 0 || page.tags.some((tag) => wanted.has(tag))) this.lru.delete(key)
+    for (const segment of this.lru === this.unlisted ? [this.lru] : [this.lru, this.unlisted]) {
+      for (const [key, page] of segment.entries()) {
+        if (page.tags.length === 0 || page.tags.some((tag) => wanted.has(tag))) segment.delete(key)
+      }
     }
-    return before - this.lru.size
+    return before - this.size
   }
 
   /** Starts the encode if a thread is free, queues it if the queue has room; else the page keeps no variants. */
@@ -277,11 +315,11 @@ export class PageCache {
   private attachVariants(encode: Encode, variants: Variants): void {
     if (!this.isCurrent(encode)) return
     // A new object, as lru-cache sizes an entry again only when its value changes; its TTL runs on from the first store.
-    this.lru.set(encode.key, { ...encode.page, ...variants }, { noUpdateTTL: true })
+    this.segmentOf(encode.key).set(encode.key, { ...encode.page, ...variants }, { noUpdateTTL: true })
   }
 
   private isCurrent(encode: Encode): boolean {
-    return encode.generation === this.generation && this.lru.peek(encode.key) === encode.page
+    return encode.generation === this.generation && this.segmentOf(encode.key).peek(encode.key) === encode.page
   }
 
   private startQueuedEncodes(): void {

@@ -267,6 +267,14 @@ export class ContentService {
     return key === undefined ? undefined : this.caches.pages.peek(key)
   }
 
+  /** The cache's answer to an operation while it is fresh, without asking Craft; nothing in a preview. What decides a 404 without a call (PayloadBuilder.knownMissing). */
+  freshNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): UpstreamAnswer | undefined {
+    const operation = this.byName.get(name)
+    if (!operation || context.preview) return undefined
+    const key = this.pagesKey(operation, variables)
+    return key === undefined ? undefined : this.caches.pages.fresh(key)?.answer
+  }
+
   runNamed(name: OperationName, variables: Record<string, unknown>, context: RunContext): Promise<CacheLookup> {
     const operation = this.byName.get(name)
     if (!operation) throw new OperationNotAllowedError(name)

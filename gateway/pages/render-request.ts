@@ -4,6 +4,7 @@ import { errorPayload } from '../../shared/payload.ts'
 import { encodeRenderRequest } from '../../shared/render-request.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { type BuiltPayload, type PayloadRequest, payloadInput } from '../payload/build-payload.ts'
+import type { NotFoundFields } from './not-found-page.ts'
 import { dataJsonOf, payloadJson } from '../payload/payload-json.ts'
 import type { ResolvedToken } from '../preview/tokens.ts'
 import { RenderBody, type RenderSources } from './render-body.ts'
@@ -13,6 +14,8 @@ import { PENDING, settledAtOnce } from './settled-at-once.ts'
 export interface PreparedRender {
   body: RenderBody
   showsPreview: boolean | undefined
+  /** A live page the CMS says is missing (404): the fields of its payload that depend on its address (see pages/not-found-page.ts). */
+  notFound?: NotFoundFields
 }
 
 /**
@@ -44,6 +47,10 @@ export async function renderRequest(app: FastifyInstance, request: FastifyReques
   }
   const { payload } = primary
   if (context.preview) return previewRenderRequest(app, input, primary, context)
+  if (payload.status === 404) {
+    const notFound = { path: payload.path, fullPath: payload.fullPath, message: payload.error?.message ?? '' }
+    return { body: RenderBody.of(encodeRenderRequest(payloadJson(payload))), showsPreview: false, notFound }
+  }
   // A preview page carries no cache tags: nothing keeps it.
   if (payload.status === 200 && !context.preview) app.renderTags.record(request.id, primary.tags)
   // Live pages' bodies are kept while their data is the same objects; anything else is made for this render alone.

@@ -1,4 +1,4 @@
-import { invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
+import { ARTICLES_PER_PAGE, invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
 import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, parsePageParam } from '../../shared/routes.ts'
@@ -31,7 +31,7 @@ export function payloadInput(path: string, params: URLSearchParams, context: Run
 export interface BuiltPayload {
   payload: PagePayload
   cacheStatus: CacheStatus
-  /** Sections and `entry:<id>` of the answers the payload was built from; empty for errors and 404s, which no CDN keeps. */
+  /** Sections and `entry:<id>` of the answers the payload was built from; empty for errors (a 404's are its layout's and the notFound entry's). */
   tags: readonly string[]
   /**
    * Whether some entry anywhere in the payload is a draft or not live (`isDraft`,
@@ -71,19 +71,48 @@ interface ErrorWithStatus {
 /** Assembles the payload of a path from its route's loaders, through the content service's cache. */
 export class PayloadBuilder {
   constructor(
-    private readonly routes: RouteTable,
+    readonly routes: RouteTable,
     private readonly content: ContentService,
     private readonly siteUrl: string,
   ) {}
 
-  async build(request: PayloadRequest): Promise<BuiltPayload> {
+  /**
+   * The 404 message of a page known to be missing without asking the CMS: a
+   * path no route takes, a slug or page number that is not one, a page
+   * number past the last page of the cached list, a slug whose cached answer
+   * has no entry (answers still fresh: a stale one is asked again, as a
+   * render would). Undefined when the page may exist.
+   */
+  knownMissing(request: Omit<PayloadRequest, 'part'>): string | undefined {
     const match = this.routes.match(request.path)
-    if (match.kind === 'unknown') return this.notFound(request, notFoundMessage(request.fullPath))
-    if (match.kind === 'invalid') return this.notFound(request, invalidRouteMessage(request.path))
+    if (match.kind === 'unknown') return notFoundMessage(request.fullPath)
+    if (match.kind === 'invalid') return invalidRouteMessage(request.path)
     const { route, params } = match
-
     const page = route.paginated ? parsePageParam(request.pageParam) : 1
-    if (page === undefined) return this.notFound(request, invalidRouteMessage(request.path))
+    if (page === undefined) return invalidRouteMessage(request.path)
+    if (page > 1 && page > this.lastPageCached(request.context)) return notFoundMessage(request.fullPath)
+    if (params.slug !== undefined && route.fixedSlug === undefined) {
+      const entryLoader = route.loaders.find((loader) => loader.requiresEntry)
+      const cached = entryLoader && this.content.freshNamed(entryLoader.operation, entryLoader.variables({ site: this.routes.product, params, page }), request.context)
+      if (cached?.body.data && cached.body.errors === undefined && cached.body.data.entry === null) return notFoundMessage(request.fullPath)
+    }
+    return undefined
+  }
+
+  /** The last page of the articles by the count in any cached page of the list (its first, usually); Infinity while none is cached. */
+  private lastPageCached(context: RunContext): number {
+    const first = this.content.freshNamed('ArticleList', { site: this.routes.product, limit: ARTICLES_PER_PAGE, offset: 0 }, context)
+    const count = first?.body.data?.entryCount
+    return typeof count === 'number' ? Math.max(1, Math.ceil(count / ARTICLES_PER_PAGE)) : Number.POSITIVE_INFINITY
+  }
+
+  async build(request: PayloadRequest): Promise<BuiltPayload> {
+    const missing = this.knownMissing(request)
+    if (missing !== undefined) return this.notFound(request, missing)
+    const match = this.routes.match(request.path)
+    if (match.kind !== 'route') return this.notFound(request, notFoundMessage(request.fullPath))
+    const { route, params } = match
+    const page = (route.paginated ? parsePageParam(request.pageParam) : 1) ?? 1
 
     const loaders = route.loaders.filter((loader) =>
       request.part === 'all' ? true : request.part === 'deferred' ? loader.deferred === true : loader.deferred !== true,
@@ -130,14 +159,14 @@ export class PayloadBuilder {
   }
 
   /**
-   * The tags of a page's whole payload, for a page whose renderer fetched its
+   * The tags of a page's whole payload (a 404's too), for a page whose renderer fetched its
    * payloads from another gateway: answered from the caches, as the render just
    * filled them.
    */
   async pageTags(path: string, search: string, context: RunContext): Promise<readonly string[]> {
     const params = new URLSearchParams(search)
     const built = await this.build({ path, fullPath: `${path}${search}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, part: 'all', context })
-    return built.payload.status === 200 ? built.tags : []
+    return built.payload.status === 200 || built.payload.status === 404 ? built.tags : []
   }
 
   private basePayload(request: PayloadRequest, page: number): PagePayload {
@@ -156,7 +185,11 @@ export class PayloadBuilder {
     }
   }
 
-  /** A 404 with the notFound entry (never cached) and the site's layout data. */
+  /**
+   * A 404 with the notFound entry and the site's layout data, both from the
+   * pages' cache: after the first, a 404 costs no CMS call. Its tags are the
+   * two answers', so a purge of either section drops a stored 404 page.
+   */
   private async notFound(request: PayloadRequest, message: string): Promise<BuiltPayload> {
     const payload = this.basePayload(request, 1)
     payload.status = 404
@@ -168,7 +201,15 @@ export class PayloadBuilder {
     if (site.status === 'fulfilled' && site.value.answer.body.data) payload.data.site = site.value.answer.body.data
     payload.notFound =
       notFound.status === 'fulfilled' ? ((notFound.value.answer.body.data?.entry as NotFoundEntry | null | undefined) ?? null) : null
-    return { payload, cacheStatus: 'BYPASS', tags: [], showsPreview: request.context.preview && showsPreviewEntry([payload.data, payload.notFound]) }
+    // Without both answers the page is not what a stored 404 page should be: BYPASS, and no tags to store it by.
+    const lookups = [site, notFound].flatMap((settled) => (settled.status === 'fulfilled' && settled.value.answer.body.data ? [settled.value] : []))
+    const whole = lookups.length === 2
+    return {
+      payload,
+      cacheStatus: whole ? combineCacheStatus(lookups.map((lookup) => lookup.status)) : 'BYPASS',
+      tags: whole ? mergeTags(lookups.map((lookup) => lookup.tags)) : [],
+      showsPreview: request.context.preview && showsPreviewEntry([payload.data, payload.notFound]),
+    }
   }
 
   /**

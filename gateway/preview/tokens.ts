@@ -8,7 +8,6 @@ import {
   TOKEN_COOKIE_MAX_AGE_SECONDS,
   TOKEN_COOKIE_NAME,
 } from '../../shared/constants.ts'
-import type { SitePath } from '../../shared/site-path.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { PRIVATE_NO_CACHE } from '../http/http-caching.ts'
 
@@ -30,7 +29,7 @@ export interface ResolvedToken extends RunContext {
   malformed: boolean
 }
 
-/** The query-string names that belong to a preview link: a request that is no preview is served as if they were absent. */
+/** The query-string names that belong to a preview link: a request that is no preview is served as if they were absent (shared/page-address.ts keeps them for a preview alone). */
 export const PREVIEW_LINK_PARAMS: ReadonlySet<string> = new Set([...PREVIEW_QUERY_PARAMS, PREVIEW_TOKEN_QUERY_PARAM])
 
 /**
@@ -65,25 +64,6 @@ export function resolveToken(request: FastifyRequest, siteToken: string | undefi
     return { token, preview: true, source, cookie, malformed: false, requestId }
   }
   return { token: siteToken, preview: false, source: 'site', cookie, malformed: false, requestId }
-}
-
-/**
- * The address of a request that is no preview, without the names of a
- * preview link (`token`, `x-craft-preview`, `x-craft-live-preview`): such a
- * request gets the live page, under the key and from the render of the
- * address without them. Other parameters keep their bytes and order.
- */
-export function withoutPreviewLink(url: SitePath): SitePath {
-  if (url.search === '') return url
-  const kept = url.search
-    .slice(1)
-    .split('&')
-    .filter((pair) => {
-      const name = pair.split('=', 1)[0] ?? ''
-      return !PREVIEW_LINK_PARAMS.has(decodeURIComponent(name.replace(/\+/g, ' ')))
-    })
-  const search = kept.length === 0 ? '' : `?${kept.join('&')}`
-  return search === url.search ? url : { ...url, search }
 }
 
 /** A failed answer built with the token cookie, because the CMS no longer accepts that token (expired, or from another CMS). */

@@ -1,18 +1,23 @@
 import { type Readable, Transform, pipeline } from 'node:stream'
+import { buffer } from 'node:stream/consumers'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { RedirectRule } from '../../shared/build-meta.ts'
+import { pageAddress, pageKeyOf } from '../../shared/page-address.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
+import type { CachedPage } from '../cache/page-cache.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { NO_INLINE_SOURCES, forCaching, pagePolicies } from '../http/content-security.ts'
-import { PRIVATE_NO_CACHE, notModified, publicCacheControl } from '../http/http-caching.ts'
+import { PRIVATE_NO_CACHE, notModified, publicCacheControl, weakEtag } from '../http/http-caching.ts'
+import { payloadInput } from '../payload/build-payload.ts'
+import { MissingPage, NOT_FOUND_PAGE_KEY, NOT_FOUND_RENDER_URL, type NotFoundFields, fillNotFound, notFoundTemplate } from '../pages/not-found-page.ts'
 import { UNDECIDED } from '../pages/redirects.ts'
 import { renderRequest } from '../pages/render-request.ts'
 import { PENDING, settledAtOnce } from '../pages/settled-at-once.ts'
 import { previewRefused } from '../preview/preview-limit.ts'
-import { type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, resolveToken, settleTokenCookie, withSiteToken, withoutPreviewLink } from '../preview/tokens.ts'
+import { PREVIEW_LINK_PARAMS, type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, resolveToken, settleTokenCookie, withSiteToken } from '../preview/tokens.ts'
 import { type RenderResponse, discard } from '../renderers/renderer-pool.ts'
 
 /** Headers of the renderer's answer that reach the visitor. */
@@ -22,9 +27,12 @@ const PASSED_HEADERS = ['content-type', 'cache-control', 'x-robots-tag', 'conten
 interface PageVisit {
   request: FastifyRequest
   reply: FastifyReply
+  /** The address as far as it changes the page (shared/page-address.ts): what is rendered and what the key is made of. */
   url: SitePath
   context: ResolvedToken
   cacheKey: string
+  /** Answered with the one stored 404 page, these fields of its payload the visitor's own (pages/not-found-page.ts). */
+  notFound: NotFoundFields | undefined
   /** Answered from the page cache: no preview, and the page cache on. */
   useCache: boolean
   /** Stored once complete: from the cache, and not marked noindex for this request alone (a malformed token). */
@@ -32,7 +40,7 @@ interface PageVisit {
   /** The page cache's generation when the render began: a purge since then keeps its page out. */
   ticket: number
   /** The render started while the redirects were still being looked up. */
-  rendering: Promise<RenderResponse> | undefined
+  rendering: Promise<RenderResponse | MissingPage> | undefined
   /** Whether the render's data shows a draft or an unpublished entry; undefined when the gateway cannot tell. */
   shows: boolean | undefined
 }
@@ -65,7 +73,8 @@ function recordedWhenSent(reply: FastifyReply, body: Buffer | Readable, done: (w
 
 /** The render started alongside the redirect lookup, dropped when its page is not needed after all. */
 function abandonRender(visit: PageVisit): void {
-  visit.rendering?.then(discard, () => undefined)
+  visit.rendering?.then((rendered) => rendered instanceof MissingPage || discard(rendered), () => undefined)
+  visit.rendering = undefined
 }
 
 function passedHeaders(rendered: RenderResponse): Record<string, string> {
@@ -85,11 +94,15 @@ function passedHeaders(rendered: RenderResponse): Record<string, string> {
 export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply, requested: SitePath) => Promise<FastifyReply> {
   const { config } = app
   const policies = pagePolicies(config)
+  const routes = app.payloads.routes
+  /** The render of the stored 404 page under way, settled once it is stored (or failed). */
+  let notFoundRender: Promise<void> | undefined
 
   /** Which token the page is for; a preview is counted against its client's limit, and stays counted until its answer is done. */
   async function resolveVisit(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<PageVisit> {
     const context = resolveToken(request, config.craftToken)
-    const url = context.preview ? requested : withoutPreviewLink(requested)
+    // A preview keeps its link's parameters; anything else is the live page, as if they were absent.
+    const url = pageAddress(requested, routes, context.preview ? PREVIEW_LINK_PARAMS : undefined)
     if (context.preview) {
       const retryAfter = await app.previewLimit.refusedPage(request)
       if (retryAfter !== undefined) throw previewRefused(reply, retryAfter)
@@ -99,11 +112,16 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const useCache = config.cache.pageCache && !context.preview
     // Its answer is marked noindex for this request alone: read from the cache, never stored.
     const storable = useCache && !context.malformed
-    return { request, reply, url, context, cacheKey: `${url.rawPath}${url.search}`, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined }
+    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined }
   }
 
-  /** Starts the page's render with the visit's token (with its data, under RENDER_WITH_PAYLOAD); a failure is the caller's to see. */
-  function startRender(visit: PageVisit): Promise<RenderResponse> {
+  /**
+   * Starts the page's render with the visit's token (with its data, under
+   * RENDER_WITH_PAYLOAD); a failure is the caller's to see. A live page
+   * whose data says it is missing is not rendered: the stored 404 page
+   * stands for it (a MissingPage).
+   */
+  function startRender(visit: PageVisit): Promise<RenderResponse | MissingPage> {
     const { request, url, context } = visit
     const headers: Record<string, string> = { [REQUEST_ID_HEADER]: request.id, accept: 'text/html' }
     const userAgent = request.headers['user-agent']
@@ -111,9 +129,10 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
     const path = `${url.rawPath}${url.search}`
     visit.shows = undefined
-    const started = config.renderWithPayload
-      ? renderRequest(app, request, url, context).then((prepared) => {
+    const started: Promise<RenderResponse | MissingPage> = config.renderWithPayload
+      ? renderRequest(app, request, url, context).then<RenderResponse | MissingPage>((prepared) => {
           visit.shows = prepared.showsPreview
+          if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
           return app.renderers.render(path, headers, prepared.body)
         })
       : app.renderers.render(path, headers)
@@ -125,15 +144,19 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
    * A redirect rule for the path. Rules at hand (cached) decide before any
    * render starts; when the CMS must be asked, the render starts alongside,
    * so a slow CMS costs the page one upstream timeout, not two in a row.
+   * Says whether it redirected: a reply is a thenable that an await turns
+   * into undefined once sent, so it is not what this resolves to (the page
+   * went on to render after every redirect when it was).
    */
-  async function redirect(visit: PageVisit): Promise<FastifyReply | undefined> {
+  async function redirected(visit: PageVisit): Promise<boolean> {
     const atOnce = visit.context.preview ? UNDECIDED : app.redirects.matchAtOnce(visit.url.path)
     const rule = atOnce === UNDECIDED ? await lookUpRedirect(visit) : atOnce
-    if (!rule) return undefined
+    if (!rule) return false
     abandonRender(visit)
     // A page stored before the rule came is not served past its TTL while the path redirects.
     if (visit.useCache) app.pageCache.drop(visit.cacheKey)
-    return visit.reply.redirect(rule.to, rule.statusCode)
+    visit.reply.redirect(rule.to, rule.statusCode)
+    return true
   }
 
   /** The redirect rule from the cache or the CMS, the render started alongside when the CMS must be asked. */
@@ -160,9 +183,61 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       return undefined
     }
     abandonRender(visit)
-    reply.code(cached.statusCode).headers(cached.headers).header(CACHE_STATUS_HEADER, status).header('etag', cached.etag)
+    return sendStored(visit, cached, status === 'STALE' ? 'STALE' : 'HIT')
+  }
+
+  /** A stored page as it was stored; the 404 page with the visitor's own fields, private as every error. */
+  function sendStored(visit: PageVisit, page: CachedPage, status: 'HIT' | 'STALE', cacheControl?: string): FastifyReply {
+    const { request, reply, notFound } = visit
+    const body = notFound ? fillNotFound(page.body, notFound) : page.body
+    const etag = notFound ? weakEtag(body) : page.etag
+    reply.code(page.statusCode).headers(page.headers).header(CACHE_STATUS_HEADER, status).header('etag', etag)
+    if (notFound) reply.header('cache-control', PRIVATE_NO_STORE)
+    else if (cacheControl) reply.header('cache-control', cacheControl)
     dropUnusableCookie(reply, visit.context)
-    return notModified(request, cached.etag) ? reply.code(304).send() : reply.send(cached.body)
+    return notModified(request, etag) ? reply.code(304).send() : reply.send(body)
+  }
+
+  /**
+   * A live page known to be missing without a render (a path no route
+   * takes, a bad slug or page number, an entry the cache knows is not
+   * there): the stored 404 page, or its one render.
+   */
+  function answerKnownMissing(visit: PageVisit): Promise<FastifyReply> | FastifyReply | undefined {
+    if (!visit.useCache) return undefined
+    const input = payloadInput(visit.url.path, new URLSearchParams(visit.url.search), visit.context)
+    const message = app.payloads.knownMissing(input)
+    if (message === undefined) return undefined
+    return answerNotFound(visit, { path: input.path, fullPath: input.fullPath, message })
+  }
+
+  /**
+   * The visit answered with the stored 404 page. Without one, it is rendered
+   * for NOT_FOUND_RENDER_URL once: 404s that come meanwhile wait for that
+   * render, instead of each rendering the same page.
+   */
+  async function answerNotFound(visit: PageVisit, fields: NotFoundFields): Promise<FastifyReply> {
+    abandonRender(visit)
+    // The page is gone: one stored under its own address is not served past its TTL (nor stands in for it).
+    if (visit.useCache) app.pageCache.drop(visit.cacheKey)
+    visit.notFound = fields
+    visit.url = NOT_FOUND_RENDER_URL
+    visit.cacheKey = NOT_FOUND_PAGE_KEY
+    if (notFoundRender !== undefined && app.pageCache.get(NOT_FOUND_PAGE_KEY) === undefined) await notFoundRender
+    const stored = answerFromCache(visit)
+    if (stored) return stored
+    const answered = renderOrStale(visit)
+    if (visit.storable && notFoundRender === undefined) {
+      const settled = answered.then(
+        () => undefined,
+        () => undefined,
+      )
+      notFoundRender = settled
+      void settled.then(() => {
+        if (notFoundRender === settled) notFoundRender = undefined
+      })
+    }
+    return answered
   }
 
   /**
@@ -176,14 +251,13 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (!stale) return undefined
     app.pageCacheLookups('STALE')
     request.log.warn('no renderer answered; a stale page stands in')
-    reply.code(stale.statusCode).headers(stale.headers).header(CACHE_STATUS_HEADER, 'STALE').header('etag', stale.etag).header('cache-control', PRIVATE_NO_CACHE)
-    dropUnusableCookie(reply, visit.context)
-    return notModified(request, stale.etag) ? reply.code(304).send() : reply.send(stale.body)
+    return sendStored(visit, stale, 'STALE', PRIVATE_NO_CACHE)
   }
 
   /** The render, made again with the site's token when the CMS refused the token cookie. */
-  async function render(visit: PageVisit): Promise<RenderResponse> {
+  async function render(visit: PageVisit): Promise<RenderResponse | MissingPage> {
     let rendered = await (visit.rendering ?? startRender(visit))
+    if (rendered instanceof MissingPage) return rendered
     if (await refusedCookie(app.content, visit.context, rendered.statusCode)) {
       visit.request.log.info('the CMS refused the token cookie; dropped, the live page instead')
       discard(rendered)
@@ -195,7 +269,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
 
   /** The rendered page, or a stale one when no renderer could render it (or it failed); without one, the Dutch 503 page (plugins/app/error-handler.ts). */
   async function renderOrStale(visit: PageVisit): Promise<FastifyReply> {
-    let rendered: RenderResponse
+    let rendered: RenderResponse | MissingPage
     try {
       rendered = await render(visit)
     } catch (error) {
@@ -204,13 +278,14 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       visit.request.log.error({ err: error }, 'no renderer could render the page')
       return stale
     }
+    if (rendered instanceof MissingPage) return answerNotFound(visit, rendered.fields)
     const stale = rendered.statusCode >= 500 ? answerStale(visit) : undefined
     if (stale) discard(rendered)
     return stale ?? sendRendered(visit, rendered)
   }
 
   /** The renderer's page with the headers it passes on and its policy; a preview private, a live page with its cache tags. */
-  function sendRendered(visit: PageVisit, rendered: RenderResponse): FastifyReply {
+  function sendRendered(visit: PageVisit, rendered: RenderResponse): FastifyReply | Promise<FastifyReply> {
     const { request, reply, context } = visit
     const passed = passedHeaders(rendered)
     const nonce = rendered.headers[CSP_NONCE_HEADER]
@@ -224,9 +299,11 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       settleTokenCookie(reply, context, visit.shows, rendered.statusCode < 500)
       return reply.send(rendered.body)
     }
-    reply.header(CACHE_STATUS_HEADER, visit.useCache && rendered.statusCode === 200 ? 'MISS' : 'BYPASS')
+    const stored = visit.notFound ? rendered.statusCode === 404 : rendered.statusCode === 200
+    reply.header(CACHE_STATUS_HEADER, visit.useCache && stored ? 'MISS' : 'BYPASS')
     reply.header('cache-control', rendered.statusCode === 200 ? PRIVATE_NO_CACHE : PRIVATE_NO_STORE)
     dropUnusableCookie(reply, context)
+    if (visit.notFound && stored) return sendNotFoundRendered(visit, rendered, passed)
     if (rendered.statusCode !== 200) {
       // The page is gone (404, 410) or is another answer now: a stored one is not served past its TTL. A failure keeps it to stand in.
       if (visit.useCache && rendered.statusCode < 500) app.pageCache.drop(visit.cacheKey)
@@ -239,28 +316,45 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     return reply.send(recordedWhenSent(reply, rendered.body, (body) => storeWhenComplete(visit, rendered, passed, body)))
   }
 
+  /** The 404 page rendered for NOT_FOUND_RENDER_URL: read whole, sent with the visitor's fields, and stored as it was rendered. */
+  async function sendNotFoundRendered(visit: PageVisit, rendered: RenderResponse, passed: Record<string, string>): Promise<FastifyReply> {
+    const { reply, notFound } = visit
+    const body = Buffer.isBuffer(rendered.body) ? rendered.body : await buffer(rendered.body)
+    // Stored before it is sent: the 404s waiting for this render then find it.
+    if (visit.storable) await storeWhenComplete(visit, rendered, passed, body)
+    return reply.send(notFound ? fillNotFound(body, notFound) : body)
+  }
+
   /** The page as the visitor got it, stored when its render was complete: its nonces swapped for hashes, its tags from the render's payloads. */
-  function storeWhenComplete(visit: PageVisit, rendered: RenderResponse, passed: Record<string, string>, body: Buffer): void {
+  function storeWhenComplete(visit: PageVisit, rendered: RenderResponse, passed: Record<string, string>, body: Buffer): Promise<void> | undefined {
     const { request, reply, url, context } = visit
     // A page rendered whole says so in a header, a streamed one in its trailer.
     const outcome = rendered.trailers[RENDER_OUTCOME_TRAILER] ?? rendered.headers[RENDER_OUTCOME_TRAILER]
     if (outcome !== 'complete') {
       request.log.warn({ outcome: outcome ?? 'unknown' }, 'degraded render; not cached')
-      return
+      return undefined
     }
     const nonce = rendered.headers[CSP_NONCE_HEADER]
     const { html, inline } = forCaching(body.toString('utf8'), typeof nonce === 'string' ? nonce : undefined)
+    if (visit.notFound && !notFoundTemplate(html)) {
+      request.log.warn('the 404 page does not hold its address once; not cached')
+      return undefined
+    }
     const cacheControl = publicCacheControl(config.cache.pageTtlMs, config.cache.staleWhileRevalidateMs)
     const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': policies.withInline(inline) }
-    const store = (tags: readonly string[]): void => app.pageCache.store(visit.ticket, visit.cacheKey, 200, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)
+    const store = (tags: readonly string[]): void => app.pageCache.store(visit.ticket, visit.cacheKey, rendered.statusCode, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)
     const recorded = app.renderTags.take(request.id)
-    if (recorded.length > 0) store(recorded)
+    if (recorded.length > 0) {
+      store(recorded)
+      return undefined
+    }
     // No payload of this render came through this gateway (the renderer asked another): the caches know the tags.
-    else app.payloads.pageTags(url.path, url.search, context).then(store, (error: unknown) => request.log.warn({ err: error }, 'tags of the page unknown; not cached'))
+    return app.payloads.pageTags(url.path, url.search, context).then(store, (error: unknown) => request.log.warn({ err: error }, 'tags of the page unknown; not cached'))
   }
 
   return async (request, reply, requested) => {
     const visit = await resolveVisit(request, reply, requested)
-    return (await redirect(visit)) ?? answerFromCache(visit) ?? renderOrStale(visit)
+    if (await redirected(visit)) return reply
+    return answerKnownMissing(visit) ?? answerFromCache(visit) ?? renderOrStale(visit)
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { pageAddress } from '../../shared/page-address.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, pagePathOfPayload } from '../../shared/payload.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
@@ -8,7 +9,7 @@ import { publicCacheControl, sendWithEtag } from '../http/http-caching.ts'
 import { type BuiltPayload, payloadInput } from '../payload/build-payload.ts'
 import { payloadJson } from '../payload/payload-json.ts'
 import { previewRefused } from '../preview/preview-limit.ts'
-import { type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, resolveToken, settleTokenCookie, withSiteToken, withoutPreviewLink } from '../preview/tokens.ts'
+import { PREVIEW_LINK_PARAMS, type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, resolveToken, settleTokenCookie, withSiteToken } from '../preview/tokens.ts'
 
 /**
  * `{path}/_payload.json` (routes/catch-all.ts): the data of a page, as the
@@ -19,11 +20,11 @@ export function payloadAnswers(app: FastifyInstance): (request: FastifyRequest, 
   async function build(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<{ built: BuiltPayload; context: ResolvedToken; part: PayloadPart }> {
     const pagePath = pagePathOfPayload(requested.path)
     let context = resolveToken(request, app.config.craftToken)
-    const url = context.preview ? requested : withoutPreviewLink(requested)
-    const params = new URLSearchParams(url.search)
-    const part = (params.get(PAYLOAD_PART_PARAM) ?? 'all') as PayloadPart
+    const part = (new URLSearchParams(requested.search).get(PAYLOAD_PART_PARAM) ?? 'all') as PayloadPart
     if (!PAYLOAD_PARTS.includes(part)) throw new BadRequestError(`${PAYLOAD_PART_PARAM} must be one of ${PAYLOAD_PARTS.join(', ')}`)
-    params.delete(PAYLOAD_PART_PARAM)
+    // The page's address as the page route makes it: only the parameters its route reads (a preview's link's too).
+    const page = pageAddress({ ...requested, path: pagePath }, app.payloads.routes, context.preview ? PREVIEW_LINK_PARAMS : undefined)
+    const params = new URLSearchParams(page.search)
     if (context.preview) {
       const retryAfter = await app.previewLimit.refusedPayload(request)
       if (retryAfter !== undefined) throw previewRefused(reply, retryAfter)

@@ -30,6 +30,22 @@ t.test('hydrates every kind of page without a warning', async (t) => {
   }
 })
 
+t.test('the stored 404 page hydrates as the page of the address it is on', async (t) => {
+  await open('/bestaat-niet').then((watched) => watched.page.context().close())
+  const watched = await open('/ook-dit-bestaat-niet?utm_source=x')
+  const { page } = watched
+  t.same(watched.problems.filter((p) => !p.includes('404')), [], 'no console errors or warnings')
+  t.equal(await page.getAttribute('.error-page', 'data-status'), '404')
+  t.equal(await page.textContent('main h1'), titleOf(store, 'notFound'))
+  const payload = await page.evaluate(() => JSON.parse(document.getElementById('__PAYLOAD__')?.textContent ?? 'null') as { path: string })
+  t.equal(payload.path, '/ook-dit-bestaat-niet', 'its own path in the page it got')
+  // The app works from there: a click navigates on the client.
+  await page.click('nav a[href="/over-ons"]')
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, titleOf(store, `${P}About`))
+  t.ok(await sameDocument(watched), 'no full page load')
+  await page.context().close()
+})
+
 t.test('client navigation loads the payload, keeps the document, moves focus and title', async (t) => {
   const watched = await open('/')
   const { page } = watched

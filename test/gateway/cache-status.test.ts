@@ -37,7 +37,8 @@ t.test('answers that never touched a cache say BYPASS: errors, redirects, render
 
   t.same(await call(`${system.url}/oude-pagina`), { status: 301, cache: 'BYPASS' }, 'a redirect')
   t.same(await call(`${system.url}/kantoren/`), { status: 301, cache: 'BYPASS' }, 'the trailing-slash redirect')
-  t.same(await call(`${system.url}/nergens-te-vinden`), { status: 404, cache: 'BYPASS' }, 'a rendered 404 is never stored, so no MISS')
+  t.same(await call(`${system.url}/nergens-te-vinden`), { status: 404, cache: 'MISS' }, 'the one 404 page, rendered and stored')
+  t.same(await call(`${system.url}/ook-nergens`), { status: 404, cache: 'HIT' }, 'the stored 404 page, for any unknown path')
   t.same(await call(`${system.url}/kantoren/_payload.json?part=nonsense`), { status: 400, cache: 'BYPASS' }, 'a bad payload request')
   t.same(await call(`${system.url}/kantoren`), { status: 200, cache: 'MISS' }, 'a page that will be stored')
   t.same(await call(`${system.url}/kantoren`), { status: 200, cache: 'HIT' })

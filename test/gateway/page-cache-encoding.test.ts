@@ -3,6 +3,8 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { createPageCacheHits } from '../../gateway/cache/page-cache-hits.ts'
 import { MAX_ENCODES_IN_FLIGHT, MAX_ENCODES_QUEUED, PageCache, type PageCacheOptions } from '../../gateway/cache/page-cache.ts'
+import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
+import { createRouteTable } from '../../shared/routes.ts'
 
 /**
  * The page cache stores a page at once and makes its gzip and brotli variants
@@ -200,7 +202,7 @@ function hit(answer: ReturnType<typeof createPageCacheHits>, url: string, accept
 
 t.test('a hit before the variants are made gets the body as it is; after, the encoding it asked for', async (t) => {
   const cache = newCache()
-  const answer = createPageCacheHits({ pageCache: cache, accepting: () => true, isHttps: () => false, strictTransportSecurity: '', onHit: () => {} })
+  const answer = createPageCacheHits({ pageCache: cache, routes: createRouteTable(DEFAULT_SITE_HANDLE), accepting: () => true, isHttps: () => false, strictTransportSecurity: '', onHit: () => {} })
   const body = pageBody('hit')
   store(cache, '/hit', body)
 

@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { type RequestLogController, levelEnabled } from '../../../shared/logging.ts'
 import { tally } from '../../../shared/metrics.ts'
+import { type RouteTable, createRouteTable } from '../../../shared/routes.ts'
 import { PageCache } from '../../cache/page-cache.ts'
 import { type FastPath, createPageCacheHits } from '../../cache/page-cache-hits.ts'
 import type { CacheStatus } from '../../cache/query-cache.ts'
 import { isHttps, trustFunction } from '../../http/trust-proxy.ts'
+import { NOT_FOUND_PAGE_KEY } from '../../pages/not-found-page.ts'
 import { CATCH_ALL_ROUTE } from '../../routes/catch-all.ts'
 import { STRICT_TRANSPORT_SECURITY } from './security-headers.ts'
 
@@ -22,8 +24,26 @@ export interface PageCacheOptions {
   logController: RequestLogController
 }
 
+/**
+ * Whether a page-cache key is one of the pages that matter: a page of the
+ * sitemap (the path its route indexes: a stored page rendered 200, so its
+ * entry is live, as the sitemap lists it; with any page number of its
+ * list) or the stored 404 page.
+ */
+export function listedKey(routes: RouteTable): (key: string) => boolean {
+  return (key) => {
+    if (key === NOT_FOUND_PAGE_KEY) return true
+    const cut = key.indexOf('?')
+    try {
+      return routes.isCanonical(decodeURIComponent(cut === -1 ? key : key.slice(0, cut)))
+    } catch {
+      return false
+    }
+  }
+}
+
 /** The page-cache hits answered before Fastify, counted and logged as the catch-all route would. */
-function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): FastPath['answer'] {
+function answerHits(app: FastifyInstance, routes: RouteTable, { logController }: PageCacheOptions): FastPath['answer'] {
   const { metrics } = app
   const trustProxy = trustFunction(app.config.trustProxy)
   // Tallied as plain numbers and added to the counters when they are read: labelling, even a bound child's inc, costs a hit more than its bytes.
@@ -33,6 +53,7 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
   let hitStartedAt = -1
   const answerHit = createPageCacheHits({
     pageCache: app.pageCache,
+    routes,
     accepting: () => !app.drain.draining,
     isHttps: (request) => isHttps(request, trustProxy),
     strictTransportSecurity: STRICT_TRANSPORT_SECURITY,
@@ -53,9 +74,20 @@ function answerHits(app: FastifyInstance, { logController }: PageCacheOptions): 
 async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promise<void> {
   const { cache } = app.config
   const { countCacheLookup } = app.metrics
-  app.decorate('pageCache', new PageCache({ maxEntries: cache.pageMaxEntries, maxBytes: cache.pageMaxBytes, ttlMs: cache.pageTtlMs, staleIfErrorMs: cache.staleIfErrorMs, staleWhileRevalidateMs: cache.staleWhileRevalidateMs }))
+  const routes = createRouteTable(app.config.siteHandle)
+  app.decorate(
+    'pageCache',
+    new PageCache({
+      maxEntries: cache.pageMaxEntries,
+      maxBytes: cache.pageMaxBytes,
+      listed: listedKey(routes),
+      ttlMs: cache.pageTtlMs,
+      staleIfErrorMs: cache.staleIfErrorMs,
+      staleWhileRevalidateMs: cache.staleWhileRevalidateMs,
+    }),
+  )
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
-  if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, options)
+  if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, routes, options)
 }
 
 export default fp(pageCache, { name: 'page-cache', dependencies: ['config', 'metrics', 'drain'] })
