@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { PREVIEW_END_PATH, PREVIEW_END_RETURN_PARAM, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { pageAddress } from '../../shared/page-address.ts'
+import { type RouteTable, createRouteTable } from '../../shared/routes.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { CrossOriginError } from '../errors.ts'
-import { clearTokenCookie, withoutPreviewLink } from '../preview/tokens.ts'
+import { clearTokenCookie } from '../preview/tokens.ts'
 
 /** A form's body is never read here: the return address travels in the query. */
 const FORM_BODY_LIMIT_BYTES = 1024
@@ -19,11 +21,11 @@ function fromThisSite(request: FastifyRequest, siteOrigin: string): boolean {
   return origin !== undefined && (origin === siteOrigin || origin === `${request.protocol}://${request.host}`)
 }
 
-/** The live page to go back to: a plain path of this site without the names of a preview link; the home page otherwise. */
-function livePage(value: unknown): string {
+/** The live page to go back to: a plain path of this site with only what its route reads (no preview link); the home page otherwise. */
+function livePage(value: unknown, routes: RouteTable): string {
   const url = typeof value === 'string' ? splitSitePath(value) : undefined
   if (!url) return '/'
-  const live = withoutPreviewLink(url)
+  const live = pageAddress(url, routes)
   return `${live.rawPath}${live.search}`
 }
 
@@ -35,12 +37,13 @@ function livePage(value: unknown): string {
  */
 export async function previewEndRoutes(app: FastifyInstance): Promise<void> {
   const siteOrigin = app.config.siteUrl.origin
+  const routes = createRouteTable(app.config.siteHandle)
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, _body, done) => done(null, undefined))
   app.post(PREVIEW_END_PATH, async (request, reply) => {
     reply.header('cache-control', PRIVATE_NO_STORE)
     if (!fromThisSite(request, siteOrigin)) throw new CrossOriginError()
     clearTokenCookie(reply)
     reply.header('clear-site-data', '"storage"')
-    return reply.redirect(livePage((request.query as Record<string, unknown>)[PREVIEW_END_RETURN_PARAM]), 303)
+    return reply.redirect(livePage((request.query as Record<string, unknown>)[PREVIEW_END_RETURN_PARAM], routes), 303)
   })
 }
