@@ -4,7 +4,7 @@ import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
 import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
 import { entryTag } from '../cache/cache-tags.ts'
-import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
+import type { CacheLookup, CacheStatus, LoadPurpose, QueryCache } from '../cache/query-cache.ts'
 import {
   BadRequestError,
   OperationNotAllowedError,
@@ -162,6 +162,8 @@ export class ContentService {
     operations: Operations,
     private readonly useCache = true,
     private readonly onLookup: (status: CacheStatus, audience: CacheAudience) => void = () => undefined,
+    /** Told of each call made to the CMS for a request (a miss or a preview; never a background refresh): its client pays for it. */
+    private readonly onRequestCall: (context: RunContext) => void = () => undefined,
   ) {
     this.useOperations(operations)
   }
@@ -287,8 +289,9 @@ export class ContentService {
       this.onLookup(fresh.status, audience)
       return fresh
     }
-    const load = (): Promise<UpstreamAnswer> =>
-      this.client
+    const load = (purpose: LoadPurpose = 'miss'): Promise<UpstreamAnswer> => {
+      if (purpose === 'miss') this.onRequestCall(context)
+      return this.client
         .query({
           query: operation.query,
           variables,
@@ -297,6 +300,7 @@ export class ContentService {
           requestId: context.requestId,
         })
         .then((answer) => sanitizeAnswer(withRootFields(operation, answer)))
+    }
     // Both lists come from one walk of the answer.
     const origins = new WeakMap<UpstreamAnswer, Origins>()
     const originsOfAnswer = (answer: UpstreamAnswer): Origins => {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { RedirectRule } from '../../shared/build-meta.ts'
 import type { SitePath } from '../../shared/site-path.ts'
+import { overBudget } from '../admission/admission.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { RendererUnavailableError } from '../errors.ts'
@@ -35,6 +36,10 @@ interface PageVisit {
   rendering: Promise<RenderResponse> | undefined
   /** Whether the render's data shows a draft or an unpublished entry; undefined when the gateway cannot tell. */
   shows: boolean | undefined
+  /** This request renders again a page already stored (it took the page's revalidation claim): no client pays for that. */
+  revalidating: boolean
+  /** Admitted to render (gateway/admission/): a preview before anything starts, a live page once the cache missed. */
+  admitted: boolean
 }
 
 /**
@@ -99,7 +104,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const useCache = config.cache.pageCache && !context.preview
     // Its answer is marked noindex for this request alone: read from the cache, never stored.
     const storable = useCache && !context.malformed
-    return { request, reply, url, context, cacheKey: `${url.rawPath}${url.search}`, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined }
+    return { request, reply, url, context, cacheKey: `${url.rawPath}${url.search}`, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false }
   }
 
   /** Starts the page's render with the visit's token (with its data, under RENDER_WITH_PAYLOAD); a failure is the caller's to see. */
@@ -114,9 +119,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const started = config.renderWithPayload
       ? renderRequest(app, request, url, context).then((prepared) => {
           visit.shows = prepared.showsPreview
-          return app.renderers.render(path, headers, prepared.body)
+          return app.admission.render(() => app.renderers.render(path, headers, prepared.body))
         })
-      : app.renderers.render(path, headers)
+      : app.admission.render(() => app.renderers.render(path, headers))
     started.catch(() => undefined)
     return started
   }
@@ -157,6 +162,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (!cached) {
       const release = visit.storable ? app.pageCache.claimRevalidation(cacheKey) : undefined
       if (release) reply.raw.once('close', release)
+      visit.revalidating = release !== undefined
       return undefined
     }
     abandonRender(visit)
@@ -179,6 +185,18 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     reply.code(stale.statusCode).headers(stale.headers).header(CACHE_STATUS_HEADER, 'STALE').header('etag', stale.etag).header('cache-control', PRIVATE_NO_CACHE)
     dropUnusableCookie(reply, visit.context)
     return notModified(request, stale.etag) ? reply.code(304).send() : reply.send(stale.body)
+  }
+
+  /** Admission (gateway/admission/): a client over its work budget gets the stored page if there is one, else 429 with Retry-After. */
+  function admitRender(visit: PageVisit): FastifyReply | undefined {
+    if (visit.admitted) return undefined
+    visit.admitted = true
+    const retryAfter = app.admission.admitRender(visit.request, visit.reply, visit.revalidating)
+    if (retryAfter === undefined) return undefined
+    abandonRender(visit)
+    const stale = answerStale(visit)
+    if (stale) return stale
+    throw overBudget(visit.reply, retryAfter)
   }
 
   /** The render, made again with the site's token when the CMS refused the token cookie. */
@@ -261,6 +279,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
 
   return async (request, reply, requested) => {
     const visit = await resolveVisit(request, reply, requested)
-    return (await redirect(visit)) ?? answerFromCache(visit) ?? renderOrStale(visit)
+    // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
+    if (visit.context.preview) admitRender(visit)
+    return (await redirect(visit)) ?? answerFromCache(visit) ?? admitRender(visit) ?? renderOrStale(visit)
   }
 }
