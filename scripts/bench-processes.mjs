@@ -84,7 +84,8 @@ export async function startSystem(name, env, { secret, nodeArgs = () => [], dist
   const port = await freePort()
   const rendererPort = await freePort()
   const internalPort = await freePort()
-  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(internalPort), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, ...env }
+  // The load comes from one address: the per-client limits (/api, the work budget of uncached pages) are lifted.
+  const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: String(internalPort), RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', CLIENT_WORK_BUDGET: '1000000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, ...env }
   const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(distDir, `${service}.js`)]
   const cwd = dirname(distDir)
   const renderer = start(process.execPath, argsOf('renderer'), common, { cwd })

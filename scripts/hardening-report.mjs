@@ -3,6 +3,7 @@
 // writes bench/hardening.json:
 // - the gateway's RSS after 20,000 padded /api requests (against its cache bounds);
 // - CMS calls per 1,000 junk-token requests from one address;
+// - CMS calls and renders per 1,000 unique junk preview tokens from one IPv6 /64, each from another address of it (TRUST_PROXY=1);
 // - CMS calls per 300 readiness probes.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -63,7 +64,8 @@ const [port, rendererPort, internalPort] = await Promise.all([freePort(), freePo
 const secret = randomBytes(24).toString('base64url')
 const common = { LOG_LEVEL: 'warn', RENDER_SECRET: secret }
 start('renderer.js', { ...common, RENDERER_PORT: String(rendererPort), GATEWAY_URL: `http://127.0.0.1:${port}` })
-// The /api limit per address is lifted: the memory bound must hold whatever the rate limit lets through.
+// The /api limit per address is lifted, and the /api rounds come from 20,000 client addresses (X-Forwarded-For,
+// TRUST_PROXY=1): the memory bound must hold whatever the per-client limits let through.
 const gateway = start('gateway.js', {
   ...common,
   PORT: String(port),
@@ -71,18 +73,22 @@ const gateway = start('gateway.js', {
   INTERNAL_PORT: String(internalPort),
   RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
   API_RATE_LIMIT: '1000000',
+  TRUST_PROXY: '1',
 })
 const site = `http://127.0.0.1:${port}`
 const internal = `http://127.0.0.1:${internalPort}`
 await waitFor(`${internal}/readyz`)
 
-async function cmsCalls() {
-  const response = await request(`${internal}/metrics`)
+async function metricSum(url, pattern) {
+  const response = await request(`${url}/metrics`)
   const text = await response.body.text()
   let total = 0
-  for (const match of text.matchAll(/^upstream_request_duration_seconds_count\{[^}]*\} (\d+)/gm)) total += Number(match[1])
+  for (const match of text.matchAll(pattern)) total += Number(match[1])
   return total
 }
+const cmsCalls = () => metricSum(internal, /^upstream_request_duration_seconds_count\{[^}]*\} (\d+)/gm)
+/** Pages the renderer was asked for (its catch-all route), whatever it answered. */
+const renders = () => metricSum(`http://127.0.0.1:${rendererPort}`, /^http_requests_total\{[^}]*route="\/\*"[^}]*\} (\d+)/gm)
 
 const results = {}
 
@@ -112,7 +118,8 @@ async function apiRound(label, roundShapes) {
   const sentAt = Date.now()
   const statuses = await load(20_000, 20, (i) => {
     const [query, variables] = roundShapes[i % roundShapes.length]
-    return { url: `${site}/api`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: variables(i) }) }
+    const client = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
+    return { url: `${site}/api`, method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body: JSON.stringify({ query, variables: variables(i) }) }
   })
   const after = rssOf(gateway.pid)
   const result = {
@@ -150,7 +157,17 @@ const junkStatuses = await load(1000, 20, (i) => junkKinds[i % junkKinds.length]
 results.junkTokens = { requests: 1000, statuses: junkStatuses, cmsCalls: (await cmsCalls()) - callsBeforeJunk }
 log('junk tokens', results.junkTokens)
 
-// 3. Readiness probes, 30 at a time.
+// 3. Unique junk preview tokens from one IPv6 /64, each request from another address of it: one client's budget.
+const callsBeforeSubnet = await cmsCalls()
+const rendersBeforeSubnet = await renders()
+const subnetStatuses = await load(1000, 20, (i) => ({
+  url: `${site}/actueel?x-craft-preview=1&token=junk-${i}`,
+  headers: { 'x-forwarded-for': `2001:db8:77:1:${((i * 7919) % 65536).toString(16)}::${(i + 1).toString(16)}` },
+}))
+results.junkPreviewsFromOneSubnet = { requests: 1000, statuses: subnetStatuses, cmsCalls: (await cmsCalls()) - callsBeforeSubnet, renders: (await renders()) - rendersBeforeSubnet }
+log('junk previews from one /64', results.junkPreviewsFromOneSubnet)
+
+// 4. Readiness probes, 30 at a time.
 const callsBeforeProbes = await cmsCalls()
 const probeAgent = new Agent({ connections: 30 })
 const probeStatuses = await load(300, 30, () => ({ url: `${internal}/readyz`, dispatcher: probeAgent }))
