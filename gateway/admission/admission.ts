@@ -96,8 +96,14 @@ export class Admission {
     if (account && !account.free) this.budget.charge(account.client)
   }
 
-  /** A render in a renderer's slot, kept until its page has been sent whole or dropped. */
-  async render(start: () => Promise<RenderResponse>): Promise<RenderResponse> {
+  /**
+   * A page's render in a renderer's slot, kept until the page has been sent
+   * whole or dropped. A render started before its page was admitted (beside a
+   * redirect lookup that had to ask the CMS) has its request's account all
+   * the same: the renderer's own payload requests are never its address's.
+   */
+  async render(request: FastifyRequest, reply: FastifyReply, start: () => Promise<RenderResponse>): Promise<RenderResponse> {
+    if (!this.accounts.has(request.id)) this.open(request, reply, { client: request.client, free: false, payloadsFree: PAYLOADS_PER_RENDER })
     const release = await this.renders.enter()
     let rendered: RenderResponse
     try {
@@ -118,8 +124,12 @@ export class Admission {
 
   private open(request: FastifyRequest, reply: FastifyReply, account: Omit<Account, 'open'>): void {
     const known = this.accounts.get(request.id)
-    if (known) known.open++
-    else this.accounts.set(request.id, { ...account, open: 1 })
+    if (known) {
+      known.open++
+      // The page's admission decides what its render costs, also after the render began.
+      known.free = account.free
+      known.payloadsFree = Math.max(known.payloadsFree, account.payloadsFree)
+    } else this.accounts.set(request.id, { ...account, open: 1 })
     reply.raw.once('close', () => {
       const current = this.accounts.get(request.id)
       if (current && --current.open === 0) this.accounts.delete(request.id)

@@ -239,8 +239,10 @@ export class ContentService {
     try {
       const answer = await this.client.query({ query: '{ ping }', requestId })
       return answer.status === 200 && answer.body.data?.ping === 'pong'
-    } catch {
-      return false
+    } catch (error) {
+      // Every slot to the CMS taken for all of the queue's wait: calls are in flight, the CMS is there. A saturated CMS
+      // must not make every gateway unready at once, which would take the stored pages out of reach too.
+      return (error as { code?: string }).code === 'UPSTREAM_BUSY'
     }
   }
 

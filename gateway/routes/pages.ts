@@ -119,9 +119,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const started = config.renderWithPayload
       ? renderRequest(app, request, url, context).then((prepared) => {
           visit.shows = prepared.showsPreview
-          return app.admission.render(() => app.renderers.render(path, headers, prepared.body))
+          return app.admission.render(request, visit.reply, () => app.renderers.render(path, headers, prepared.body))
         })
-      : app.admission.render(() => app.renderers.render(path, headers))
+      : app.admission.render(request, visit.reply, () => app.renderers.render(path, headers))
     started.catch(() => undefined)
     return started
   }

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
+import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 // One budget of uncached work per client (CLIENT_WORK_BUDGET): a render is a unit, a CMS call for a request a unit.
@@ -7,6 +8,15 @@ import { type System, startSystem } from '../helpers/system.ts'
 const BUDGET = 12
 const HOUR = String(60 * 60 * 1000)
 const env = { TRUST_PROXY: '1', CLIENT_WORK_BUDGET: String(BUDGET), RATE_LIMIT_WINDOW_MS: HOUR, PREVIEW_RATE_LIMIT: '100000' }
+
+/** Waits on a state of the gateway or a stand-in, checked as the event loop turns (never a fixed sleep). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let turn = 0; turn < 2000; turn++) {
+    if (condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  throw new Error(`never came: ${what}`)
+}
 
 let counter = 0
 async function get(system: System, path: string, client: string, headers: Record<string, string> = {}) {
@@ -99,4 +109,26 @@ t.test('with the default budget, a crawler fetching every page of the sitemap on
   const spent = system.gateway.config.admission.clientWorkBudget - system.gateway.admission.budget.balance(crawler)
   t.comment(`a crawl of ${paths.length} pages and their payloads spent ${spent.toFixed(1)} of ${system.gateway.config.admission.clientWorkBudget} units`)
   t.ok(spent <= system.gateway.config.admission.clientWorkBudget / 2, 'at most half the default budget')
+})
+
+t.test("a render begun beside a redirect lookup charges its page's client, never the renderer's address", async (t) => {
+  const upstream = await startFaultUpstream()
+  let release = (): void => undefined
+  const redirectsHeld = new Promise<void>((resolve) => (release = resolve))
+  upstream.behave = (call) => (call.operationName === 'Redirects' ? { kind: 'hold', until: redirectsHeld } : { kind: 'pass' })
+  // The renderer fetches the page's data itself, from loopback, under the page's request id.
+  const system = await startSystem({ ...env, CRAFT_API_URL: upstream.url, RENDER_WITH_PAYLOAD: 'false' })
+  t.teardown(async () => {
+    release()
+    await system.close()
+    await upstream.close()
+  })
+  const client = '203.0.113.50'
+  const page = get(system, '/kantoren', client, { 'x-request-id': 'beside-redirects' })
+  await until(() => upstream.calls.some((call) => call.requestId === 'beside-redirects' && call.operationName !== 'Redirects'), "the render's data asked for while the redirects are held")
+  release()
+  t.equal((await page).status, 200)
+  const { budget } = system.gateway.admission
+  t.equal(budget.balance('127.0.0.1'), BUDGET, "the renderer's address spent nothing")
+  t.ok(budget.balance(client) <= BUDGET - 2, `the page's client paid for its render and its CMS calls (${budget.balance(client)} left)`)
 })

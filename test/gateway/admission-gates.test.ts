@@ -64,6 +64,7 @@ t.test('at most CMS_CONCURRENCY calls reach the CMS; past the queue a request ge
     t.equal(preview.status, 503, 'a preview with no stored answer: 503 once its calls waited their time in the queue')
     t.equal(JSON.parse(preview.body).error?.statusCode, 503)
   }
+  t.equal(await system.gateway.content.ping(), true, 'readiness: a CMS with every slot taken is there, only busy')
   t.equal(callsWhileHolding, 2, 'and the CMS never had more than two calls at once')
   t.ok((await metric(system.internalUrl, 'cms', 'refused')) > 0, 'refusals counted in /metrics')
   t.ok((await metric(system.internalUrl, 'cms', 'admitted')) > 0, 'admissions too')
