@@ -37,7 +37,9 @@ function startGateway(t: Test, port: number, internalPort: number, rendererPorts
     RENDERER_URL: rendererPorts.map(base).join(','),
     RENDERER_PROBE_INTERVAL_MS: '200',
     PAGE_CACHE: 'false',
+    // Thousands of renders from one address: the per-client limits are lifted.
     API_RATE_LIMIT: '1000000',
+    CLIENT_WORK_BUDGET: '1000000000',
     LOG_LEVEL: 'warn',
     ...env,
   })
