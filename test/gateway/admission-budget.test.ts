@@ -1,5 +1,7 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
+import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
@@ -57,6 +59,17 @@ t.test('one /64 spending its budget on unique junk previews is refused with 429 
   t.equal(payload.status, 429, 'a preview payload too')
   t.equal(JSON.parse(payload.body).errors[0].extensions.code, 'RATE_LIMITED', 'a JSON error')
   t.match(payload.headers['retry-after'], /^\d+$/)
+
+  const api = await request(`${system.url}/api`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': attacker(9) },
+    body: JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ArticleBySlug, variables: { slug: ['unknown'] } }),
+  })
+  t.equal(api.statusCode, 429, '/api too')
+  t.equal(((await api.body.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code, 'RATE_LIMITED')
+  t.match(api.headers['retry-after'], /^\d+$/)
+  const metrics = await (await request(`${system.internalUrl}/metrics`)).body.text()
+  t.match(metrics, /^admission_total\{[^}]*kind="client"[^}]*outcome="refused"[^}]*\} [1-9]/m, 'refusals counted in /metrics')
 
   t.equal((await get(system, '/kantoren?x-craft-preview=1&token=junk-elsewhere', '2001:db8:1:3::1')).status, 200, 'the next /64 previews')
   t.equal((await get(system, '/over-ons', '198.51.100.7')).status, 200, 'and an IPv4 client gets a page rendered')
