@@ -122,6 +122,9 @@ t.test('with the default budget, a crawler fetching every page of the sitemap on
   const spent = system.gateway.config.admission.clientWorkBudget - system.gateway.admission.budget.balance(crawler)
   t.comment(`a crawl of ${paths.length} pages and their payloads spent ${spent.toFixed(1)} of ${system.gateway.config.admission.clientWorkBudget} units`)
   t.ok(spent <= system.gateway.config.admission.clientWorkBudget / 2, 'at most half the default budget')
+  const { renders, cms } = system.gateway.admission
+  await until(() => renders.inFlight === 0 && cms.inFlight === 0, 'every slot given back')
+  t.pass('every render slot, streamed pages too, and every CMS slot was given back')
 })
 
 t.test("a render begun beside a redirect lookup charges its page's client, never the renderer's address", async (t) => {

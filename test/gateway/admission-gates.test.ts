@@ -153,3 +153,28 @@ t.test('at most RENDER_CONCURRENCY renders per renderer: the next waits in the q
   t.ok((await metric(system.internalUrl, 'render', 'queued')) >= 1, 'the wait counted in /metrics')
   t.ok((await metric(system.internalUrl, 'render', 'refused')) >= 2, 'and the refusals')
 })
+
+t.test('a streamed page holds its render slot until its last byte, then gives it back', async (t) => {
+  const upstream = await startFaultUpstream()
+  let release = (): void => undefined
+  const latestHeld = new Promise<void>((resolve) => (release = resolve))
+  upstream.behave = (call) => (call.operationName === 'LatestArticles' ? { kind: 'hold', until: latestHeld } : { kind: 'pass' })
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, RENDER_CONCURRENCY: '1', ADMISSION_QUEUE_MS: '60000' })
+  t.teardown(async () => {
+    release()
+    await system.close()
+    await upstream.close()
+  })
+  const gates = system.gateway.admission
+  // The home page's latest news is held: its shell streams, the rest waits.
+  const home = await request(`${system.url}/`)
+  t.equal(home.statusCode, 200)
+  const reading = home.body.text()
+  const next = get(`${system.url}/kantoren`)
+  await until(() => gates.renders.waiting === 1, 'the next render queued behind the streaming page')
+  t.equal(gates.renders.inFlight, 1)
+  release()
+  t.match(await reading, /<\/html>/, 'the streamed page ended')
+  t.equal((await next).status, 200, 'and gave its slot to the next render')
+  await until(() => gates.renders.inFlight === 0, 'every slot given back')
+})
