@@ -26,8 +26,9 @@ async function admission(app: FastifyInstance): Promise<void> {
   const settings = config.admission
   const gate = (kind: 'cms' | 'render', limit: () => number, refusal: () => Error): ConcurrencyGate =>
     new ConcurrencyGate({ limit, queueMs: settings.queueMs, queueLength: settings.queueLength, refusal, onOutcome: (outcome: GateOutcome) => count(`${kind}:${outcome}`).inc() })
-  // The renderers are registered after this plugin; by the first render they are there.
-  const renderersNow = (): number => Math.max(1, app.hasDecorator('renderers') ? app.renderers.list().length : 1)
+  // The renderers in turn now (registered after this plugin; by the first render they are there): a renderer that is
+  // down takes its slots with it, so the others are not given its share. With none up, one renderer's worth.
+  const renderersNow = (): number => Math.max(1, app.hasDecorator('renderers') ? app.renderers.list().filter((member) => member.up).length : 1)
   const admitted = new Admission({
     budget: new WorkBudget({ units: settings.clientWorkBudget, windowMs: config.rateLimit.windowMs, maxClients: settings.maxClients }),
     cms: gate('cms', () => settings.cmsConcurrency, () => new UpstreamBusyError()),
