@@ -13,7 +13,7 @@ const env = { TRUST_PROXY: '1', CLIENT_WORK_BUDGET: String(BUDGET), RATE_LIMIT_W
 
 /** Waits on a state of the gateway or a stand-in, checked as the event loop turns (never a fixed sleep). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 2000; turn++) {
+  for (let turn = 0; turn < 12_000; turn++) {
     if (condition()) return
     await new Promise((resolve) => setTimeout(resolve, 5))
   }

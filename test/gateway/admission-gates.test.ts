@@ -7,7 +7,7 @@ import { startSystem } from '../helpers/system.ts'
 
 /** Waits on a state of the gateway or a stand-in, checked as the event loop turns (never a fixed sleep). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 2000; turn++) {
+  for (let turn = 0; turn < 12_000; turn++) {
     if (condition()) return
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
@@ -37,7 +37,8 @@ t.test('at most CMS_CONCURRENCY calls reach the CMS; past the queue a request ge
     return { kind: 'hold', until: held }
   }
   // Query answers are past their TTL at once and never refreshed in the background: a stored one only stands in for a failure.
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, CMS_CONCURRENCY: '2', ADMISSION_QUEUE_MS: '300', CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
+  // The wait is long enough for a loaded machine's page (its calls queue behind two slots too); the held calls never end.
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, CMS_CONCURRENCY: '2', ADMISSION_QUEUE_MS: '3000', CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
   t.teardown(async () => {
     release()
     await system.close()
