@@ -37,6 +37,14 @@ import { parseRedirects } from './pages/redirects.ts'
 const DEFAULT_FRESH_BROTLI_QUALITY = 0
 const DEFAULT_FRESH_GZIP_LEVEL = 6
 /**
+ * Work units (a render, a CMS call) one client may spend per window. A crawler
+ * fetching the 39 pages of the sitemap and their payloads on a cold cache
+ * spends some 85 (test/gateway/admission-budget.test.ts); 300 leaves room for
+ * three such crawls a minute, or a crawl and some 40 previews (a preview is a
+ * render and its 4 or 5 CMS calls).
+ */
+const DEFAULT_CLIENT_WORK_BUDGET = 300
+/**
  * @fastify/compress compresses a whole answer in one call up to its
  * syncThreshold, which it derives from the cores it sees: 8,192 bytes on two,
  * so a 27 KB fresh page took the stream path there, at 1.5 to 2.3 times the
@@ -166,6 +174,21 @@ export interface GatewayConfig {
    * every cache; a render's own payload requests count as part of it).
    */
   rateLimit: { apiMax: number; purgeMax: number; previewMax: number; windowMs: number }
+  /**
+   * The one admission of uncached work (gateway/admission/): each client's
+   * budget of work units per RATE_LIMIT_WINDOW_MS (a render, a CMS call),
+   * and what one gateway may have in flight to the CMS and to each renderer,
+   * with a short, bounded queue in front of both.
+   */
+  admission: {
+    clientWorkBudget: number
+    /** Clients whose budgets are remembered at once (the one unseen longest is forgotten first). */
+    maxClients: number
+    cmsConcurrency: number
+    renderConcurrency: number
+    queueMs: number
+    queueLength: number
+  }
   /** Longest time a client may take to send a whole request (then 408). */
   requestTimeoutMs: number
   /** Longest time a client may take to send a request's headers (then 408). */
@@ -349,6 +372,14 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       purgeMax: readInteger(env, 'PURGE_RATE_LIMIT', 30, 1, 1_000_000),
       previewMax: readInteger(env, 'PREVIEW_RATE_LIMIT', 120, 1, 1_000_000),
       windowMs: readInteger(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    },
+    admission: {
+      clientWorkBudget: readInteger(env, 'CLIENT_WORK_BUDGET', DEFAULT_CLIENT_WORK_BUDGET, 1, 1_000_000_000),
+      maxClients: readInteger(env, 'ADMISSION_MAX_CLIENTS', 100_000, 100, 10_000_000),
+      cmsConcurrency: readInteger(env, 'CMS_CONCURRENCY', 16, 1, 1024),
+      renderConcurrency: readInteger(env, 'RENDER_CONCURRENCY', 8, 1, 1024),
+      queueMs: readInteger(env, 'ADMISSION_QUEUE_MS', 1500, 0, 60_000),
+      queueLength: readInteger(env, 'ADMISSION_QUEUE_LENGTH', 1000, 0, 1_000_000),
     },
     maxBodyBytes: readInteger(env, 'API_MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     ...readRequestTimeouts(env),

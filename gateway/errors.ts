@@ -12,6 +12,8 @@ export const PreviewLimitError = createError('RATE_LIMITED', 'Too many preview r
 export const CrossOriginError = createError('CROSS_ORIGIN_REFUSED', 'Only a page of this site may ask for this', 403)
 export const LiveSocketsPerClientError = createError('RATE_LIMITED', 'At most %s live preview connections per client', 429)
 export const LiveSocketsFullError = createError('LIVE_SOCKETS_FULL', 'No more live preview connections can be taken now', 503)
+/** A client has spent its work budget (CLIENT_WORK_BUDGET): renders and CMS calls no cache answered. */
+export const WorkBudgetError = createError('RATE_LIMITED', 'Too many requests that no cache answers; try again in %s s', 429)
 export const BuildNotFoundError = createError('BUILD_NOT_FOUND', 'Unknown build', 404)
 export const UnsupportedMediaTypeError = createError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
 export const UpstreamUnavailableError = createError('UPSTREAM_UNAVAILABLE', 'The content service cannot be reached', 502)
@@ -19,12 +21,17 @@ export const UpstreamTimeoutError = createError('UPSTREAM_TIMEOUT', 'The content
 export const UpstreamBadResponseError = createError('UPSTREAM_BAD_RESPONSE', 'The content service gave an unusable answer', 502)
 export const UpstreamStatusError = createError('UPSTREAM_STATUS', 'The content service answered with status %s', 502)
 export const RendererUnavailableError = createError('RENDERER_UNAVAILABLE', 'No renderer is available', 503)
+/** Every renderer had RENDER_CONCURRENCY renders in flight for all of ADMISSION_QUEUE_MS (or the queue was full). */
+export const RendererBusyError = createError('RENDERER_BUSY', 'Every renderer is busy', 503)
+/** CMS_CONCURRENCY calls were in flight to the CMS for all of ADMISSION_QUEUE_MS (or the queue was full): no call was made. */
+export const UpstreamBusyError = createError('UPSTREAM_BUSY', 'The content service is busy; try again shortly', 503)
 
 export type UpstreamError =
   | InstanceType<typeof UpstreamUnavailableError>
   | InstanceType<typeof UpstreamTimeoutError>
   | InstanceType<typeof UpstreamBadResponseError>
   | InstanceType<typeof UpstreamStatusError>
+  | InstanceType<typeof UpstreamBusyError>
 /** An operation Craft's schema would refuse (found at start-up): its pages fail without asking Craft. */
 export const OperationUnavailableError = createError('UPSTREAM_SCHEMA_MISMATCH', 'The content service cannot answer %s with its current schema', 502)
 /** A load another gateway held (through the shared tier) failed with an error of its own insides: callers learn nothing of it. */
@@ -34,7 +41,7 @@ export const SharedLoadFailedError = createError('INTERNAL_SERVER_ERROR', 'Inter
  * The content service's coded errors: the only 5xx whose message reaches API
  * callers, since each says what the CMS did and nothing of the gateway.
  */
-const UPSTREAM_ERRORS = [UpstreamUnavailableError, UpstreamTimeoutError, UpstreamBadResponseError, UpstreamStatusError, OperationUnavailableError]
+const UPSTREAM_ERRORS = [UpstreamUnavailableError, UpstreamTimeoutError, UpstreamBadResponseError, UpstreamStatusError, OperationUnavailableError, UpstreamBusyError]
 const UPSTREAM_ERROR_BY_CODE = new Map<string, (typeof UPSTREAM_ERRORS)[number]>(UPSTREAM_ERRORS.map((Coded) => [new Coded().code, Coded]))
 
 export function isCodedUpstreamError(error: unknown): error is Error & { code: string; statusCode: number } {

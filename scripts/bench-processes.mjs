@@ -95,8 +95,9 @@ export async function waitFor(url, children = []) {
 export async function startSystem(name, env, { secret, nodeArgs = () => [], distDir = join(root, 'dist') } = {}) {
   // Each is told the other's port; the internal listener binds port 0.
   return withFreePorts(2, async ([port, rendererPort]) => {
+    // The load comes from one address: the per-client limits (/api, the work budget of uncached pages) are lifted.
     // RENDER_REPLAY_CHECK: scenario 4a sends the renderer one signed render request again and again (wrk cannot sign each).
-    const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: '0', RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, RENDER_REPLAY_CHECK: 'false', ...env }
+    const common = { ...(process.env.CONTENT_DIR ? { CONTENT_DIR: process.env.CONTENT_DIR } : {}), LOG_LEVEL: 'warn', PORT: String(port), INTERNAL_PORT: '0', RENDERER_PORT: String(rendererPort), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, GATEWAY_URL: `http://127.0.0.1:${port}`, API_RATE_LIMIT: '1000000', CLIENT_WORK_BUDGET: '1000000000', RATE_LIMIT_WINDOW_MS: '1000', RENDER_SECRET: secret, RENDER_REPLAY_CHECK: 'false', ...env }
     const argsOf = (service) => [...SERVICE_NODE_ARGS, ...nodeArgs(service), join(distDir, `${service}.js`)]
     const cwd = dirname(distDir)
     const renderer = start(process.execPath, argsOf('renderer'), common, { cwd })

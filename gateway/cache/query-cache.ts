@@ -3,6 +3,10 @@ import type { UpstreamAnswer } from '../craft/client.ts'
 import { entryTag } from './cache-tags.ts'
 
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS'
+/** Why the upstream is asked: a lookup that found nothing usable, or the background refresh of a stored answer. */
+export type LoadPurpose = 'miss' | 'refresh'
+/** Asks the upstream for a key's answer; told why, so that a refresh is charged to no one. */
+export type Load = (purpose: LoadPurpose) => Promise<UpstreamAnswer>
 
 export interface QueryCacheOptions {
   maxEntries: number
@@ -115,7 +119,7 @@ export class QueryCache {
     return this.inflight.get(key)?.waiting ?? 0
   }
 
-  async fetch(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy): Promise<CacheLookup> {
+  async fetch(key: string, load: Load, policy: CachePolicy): Promise<CacheLookup> {
     const entry = this.lru.get(key)
     const now = this.now()
     if (entry) {
@@ -177,13 +181,13 @@ export class QueryCache {
     return count
   }
 
-  private revalidate(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy): void {
+  private revalidate(key: string, load: Load, policy: CachePolicy): void {
     if (this.inflight.has(key)) return
     this.flight(key, load, policy, 'refresh').catch((error: unknown) => this.options.onRefreshError?.(key, error))
   }
 
   /** One upstream request per key at a time; everyone asking meanwhile shares its answer. */
-  private flight(key: string, load: () => Promise<UpstreamAnswer>, policy: CachePolicy, purpose: 'miss' | 'refresh'): Promise<CacheLookup> {
+  private flight(key: string, load: Load, policy: CachePolicy, purpose: LoadPurpose): Promise<CacheLookup> {
     const running = this.inflight.get(key)
     if (running) {
       if (purpose === 'miss') running.waiting++
@@ -191,7 +195,7 @@ export class QueryCache {
     }
     const generation = this.generation
     const loaded = async (): Promise<LoadedEntry> => {
-      const answer = await load()
+      const answer = await load(purpose)
       const storable = policy.storable(answer)
       return { answer, fetchedAt: this.now(), tags: storable ? tagsOf(answer, policy) : [], storable }
     }
@@ -218,7 +222,7 @@ export class QueryCache {
     key: string,
     loaded: () => Promise<LoadedEntry>,
     policy: CachePolicy,
-    purpose: 'miss' | 'refresh',
+    purpose: LoadPurpose,
     generation: number,
   ): Promise<CacheLookup> {
     // Redis holds whatever was written there: an entry counts only if it is an answer this cache would have stored.

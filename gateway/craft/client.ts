@@ -39,6 +39,8 @@ export interface CraftClientOptions {
   connections: number
   /** Told how long each upstream call took and how it ended. */
   onTiming?: (seconds: number, outcome: 'ok' | 'error') => void
+  /** A slot for the call among those in flight to the CMS (CMS_CONCURRENCY); rejects when none came in time, and no call is made. */
+  admit?: () => Promise<() => void>
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
@@ -63,6 +65,16 @@ export class CraftClient {
   }
 
   async query(call: UpstreamRequest): Promise<UpstreamAnswer> {
+    if (!this.options.admit) return this.send(call)
+    const release = await this.options.admit()
+    try {
+      return await this.send(call)
+    } finally {
+      release()
+    }
+  }
+
+  private async send(call: UpstreamRequest): Promise<UpstreamAnswer> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
     if (call.token) headers[CRAFT_TOKEN_HEADER] = call.token
     if (this.options.schemaToken) headers.authorization = `Bearer ${this.options.schemaToken}`

@@ -4,7 +4,7 @@ import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_CLIENT_ID } from '../../shared/constants.ts'
 import { NEVER_CACHED_OPERATIONS, type OperationName, type Operations } from '../../shared/operations.ts'
 import { entryTag } from '../cache/cache-tags.ts'
-import type { CacheLookup, CacheStatus, QueryCache } from '../cache/query-cache.ts'
+import type { CacheLookup, CacheStatus, LoadPurpose, QueryCache } from '../cache/query-cache.ts'
 import {
   BadRequestError,
   OperationNotAllowedError,
@@ -166,6 +166,8 @@ export class ContentService {
     operations: Operations,
     private readonly useCache = true,
     private readonly onLookup: (status: CacheStatus, audience: CacheAudience) => void = () => undefined,
+    /** Told of each call made to the CMS for a request (a miss or a preview; never a background refresh): its client pays for it. */
+    private readonly onRequestCall: (context: RunContext) => void = () => undefined,
   ) {
     this.useOperations(operations)
   }
@@ -241,8 +243,10 @@ export class ContentService {
     try {
       const answer = await this.client.query({ query: '{ ping }', requestId })
       return answer.status === 200 && answer.body.data?.ping === 'pong'
-    } catch {
-      return false
+    } catch (error) {
+      // Every slot to the CMS taken for all of the queue's wait: calls are in flight, the CMS is there. A saturated CMS
+      // must not make every gateway unready at once, which would take the stored pages out of reach too.
+      return (error as { code?: string }).code === 'UPSTREAM_BUSY'
     }
   }
 
@@ -299,8 +303,9 @@ export class ContentService {
       this.onLookup(fresh.status, audience)
       return fresh
     }
-    const load = (): Promise<UpstreamAnswer> =>
-      this.client
+    const load = (purpose: LoadPurpose = 'miss'): Promise<UpstreamAnswer> => {
+      if (purpose === 'miss') this.onRequestCall(context)
+      return this.client
         .query({
           query: operation.query,
           variables,
@@ -309,6 +314,7 @@ export class ContentService {
           requestId: context.requestId,
         })
         .then((answer) => sanitizeAnswer(withRootFields(operation, answer)))
+    }
     // Both lists come from one walk of the answer.
     const origins = new WeakMap<UpstreamAnswer, Origins>()
     const originsOfAnswer = (answer: UpstreamAnswer): Origins => {

@@ -7,7 +7,7 @@ const EXPLANATIONS: Record<number, string> = {
   400: 'Dit adres klopt niet. Controleer de link of ga naar de homepage.',
   404: 'Deze pagina bestaat niet (meer).',
   414: 'Dit adres is te lang. Controleer de link of ga naar de homepage.',
-  429: "U heeft in korte tijd erg veel voorbeeldpagina's opgevraagd. Probeer het over een minuut opnieuw.",
+  429: "U heeft in korte tijd erg veel pagina's of voorbeeldpagina's opgevraagd. Probeer het over een minuut opnieuw.",
   503: 'De website is even niet beschikbaar. Probeer het over een paar minuten opnieuw.',
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { API_PATH, CACHE_STATUS_HEADER } from '../../shared/constants.ts'
+import { overBudget } from '../admission/admission.ts'
 import { BadRequestError, UnsupportedMediaTypeError } from '../errors.ts'
 import { markPrivate, resolveToken } from '../preview/tokens.ts'
 
@@ -28,6 +29,8 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
     }
     const operation = app.content.resolve(body.query)
     const context = resolveToken(request, app.config.craftToken)
+    const retryAfter = app.admission.admitWork(request, reply)
+    if (retryAfter !== undefined) throw overBudget(reply, retryAfter)
     const { answer, status } = await app.content.run(operation, variables as Record<string, unknown>, context, 'api')
     reply.header(CACHE_STATUS_HEADER, status)
     if (context.preview) markPrivate(reply)

@@ -5,6 +5,7 @@ import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_S
 import type { RedirectRule } from '../../shared/build-meta.ts'
 import { pageAddress, pageKeyOf } from '../../shared/page-address.ts'
 import type { SitePath } from '../../shared/site-path.ts'
+import { overBudget } from '../admission/admission.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import type { CachedPage } from '../cache/page-cache.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
@@ -43,6 +44,10 @@ interface PageVisit {
   rendering: Promise<RenderResponse | MissingPage> | undefined
   /** Whether the render's data shows a draft or an unpublished entry; undefined when the gateway cannot tell. */
   shows: boolean | undefined
+  /** This request renders again a page already stored (it took the page's revalidation claim): no client pays for that. */
+  revalidating: boolean
+  /** Admitted to render (gateway/admission/): a preview before anything starts, a live page once the cache missed. */
+  admitted: boolean
 }
 
 /**
@@ -112,7 +117,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const useCache = config.cache.pageCache && !context.preview
     // Its answer is marked noindex for this request alone: read from the cache, never stored.
     const storable = useCache && !context.malformed
-    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined }
+    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false }
   }
 
   /**
@@ -133,9 +138,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       ? renderRequest(app, request, url, context).then<RenderResponse | MissingPage>((prepared) => {
           visit.shows = prepared.showsPreview
           if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
-          return app.renderers.render(path, headers, prepared.body)
+          return app.admission.render(request, visit.reply, () => app.renderers.render(path, headers, prepared.body))
         })
-      : app.renderers.render(path, headers)
+      : app.admission.render(request, visit.reply, () => app.renderers.render(path, headers))
     started.catch(() => undefined)
     return started
   }
@@ -180,6 +185,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (!cached) {
       const release = visit.storable ? app.pageCache.claimRevalidation(cacheKey) : undefined
       if (release) reply.raw.once('close', release)
+      visit.revalidating = release !== undefined
       return undefined
     }
     abandonRender(visit)
@@ -226,7 +232,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (notFoundRender !== undefined && app.pageCache.get(NOT_FOUND_PAGE_KEY) === undefined) await notFoundRender
     const stored = answerFromCache(visit)
     if (stored) return stored
-    const answered = renderOrStale(visit)
+    // The one render of the 404 page is work like any other: a client over its budget gets a stored one or 429.
+    const answered = (async () => admitRender(visit) ?? renderOrStale(visit))()
     if (visit.storable && notFoundRender === undefined) {
       const settled = answered.then(
         () => undefined,
@@ -252,6 +259,18 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     app.pageCacheLookups('STALE')
     request.log.warn('no renderer answered; a stale page stands in')
     return sendStored(visit, stale, 'STALE', PRIVATE_NO_CACHE)
+  }
+
+  /** Admission (gateway/admission/): a client over its work budget gets the stored page if there is one, else 429 with Retry-After. */
+  function admitRender(visit: PageVisit): FastifyReply | undefined {
+    if (visit.admitted) return undefined
+    visit.admitted = true
+    const retryAfter = app.admission.admitRender(visit.request, visit.reply, visit.revalidating)
+    if (retryAfter === undefined) return undefined
+    abandonRender(visit)
+    const stale = answerStale(visit)
+    if (stale) return stale
+    throw overBudget(visit.reply, retryAfter)
   }
 
   /** The render, made again with the site's token when the CMS refused the token cookie. */
@@ -354,7 +373,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
 
   return async (request, reply, requested) => {
     const visit = await resolveVisit(request, reply, requested)
+    // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
+    if (visit.context.preview) admitRender(visit)
     if (await redirected(visit)) return reply
-    return answerKnownMissing(visit) ?? answerFromCache(visit) ?? renderOrStale(visit)
+    return answerKnownMissing(visit) ?? answerFromCache(visit) ?? admitRender(visit) ?? renderOrStale(visit)
   }
 }

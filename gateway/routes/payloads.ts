@@ -3,6 +3,7 @@ import { CACHE_STATUS_HEADER, PRIVATE_NO_STORE } from '../../shared/constants.ts
 import { pageAddress } from '../../shared/page-address.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, pagePathOfPayload } from '../../shared/payload.ts'
 import type { SitePath } from '../../shared/site-path.ts'
+import { overBudget } from '../admission/admission.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { BadRequestError } from '../errors.ts'
 import { publicCacheControl, sendWithEtag } from '../http/http-caching.ts'
@@ -29,6 +30,8 @@ export function payloadAnswers(app: FastifyInstance): (request: FastifyRequest, 
       const retryAfter = await app.previewLimit.refusedPayload(request)
       if (retryAfter !== undefined) throw previewRefused(reply, retryAfter)
     }
+    const retryAfter = app.admission.admitWork(request, reply)
+    if (retryAfter !== undefined) throw overBudget(reply, retryAfter)
     const buildWith = (token: ResolvedToken) => app.payloads.build({ ...payloadInput(pagePath, params, token), part })
     let built = await buildWith(context)
     if (await refusedCookie(app.content, context, built.payload.status)) {

@@ -29,6 +29,7 @@ async function craft(app: FastifyInstance): Promise<void> {
     schemaToken: config.craftSchemaToken,
     ...config.upstream,
     onTiming: (seconds, outcome) => upstreamSeconds.observe({ outcome }, seconds),
+    admit: () => app.admission.cms.enter(),
   })
   // The embedded API's naming is known; a real Craft's is learnt from its schema once it answers.
   const configuredVersion = config.craftApiUrl ? config.craftVersion : config.embeddedCraftVersion
@@ -38,6 +39,7 @@ async function craft(app: FastifyInstance): Promise<void> {
     createOperations(config.siteHandle, configuredVersion),
     config.cache.queryCache,
     (result, audience) => countCacheLookup(audience === 'api' ? 'api' : 'query', result),
+    (context) => app.admission.chargeCmsCall(context.requestId),
   )
   const craftSchema = new CraftSchema({
     client,
@@ -58,4 +60,4 @@ async function craft(app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(craft, { name: 'craft', dependencies: ['config', 'metrics', 'query-cache', 'embedded-cms'] })
+export default fp(craft, { name: 'craft', dependencies: ['config', 'metrics', 'query-cache', 'embedded-cms', 'admission'] })

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { RequestLogController } from '../../../shared/logging.ts'
 import type { FastPath } from '../../cache/page-cache-hits.ts'
+import admission from './admission.ts'
 import buildInfo from './build-info.ts'
 import cacheStatus from './cache-status.ts'
 import client from './client.ts'
@@ -36,6 +37,7 @@ const APP_PLUGINS: FastifyPluginAsync<AppPluginOptions>[] = [
   requestTracing,
   cacheStatus,
   securityHeaders,
+  admission,
   sharedTier,
   queryCache,
   pageCache,

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
+import { boundBy, counter, tally } from '../../../shared/metrics.ts'
+import { Admission } from '../../admission/admission.ts'
+import { ConcurrencyGate, type GateOutcome } from '../../admission/concurrency-gate.ts'
+import { WorkBudget } from '../../admission/work-budget.ts'
+import { RendererBusyError, UpstreamBusyError } from '../../errors.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every piece of uncached work asks here: each client's budget, and what may be in flight to the CMS and the renderers. */
+    admission: Admission
+  }
+}
+
+/** The admission layer, with its counts in /metrics: admitted, queued and refused, by kind (client budget, cms, render). */
+async function admission(app: FastifyInstance): Promise<void> {
+  const { config } = app
+  const { registry } = app.metrics
+  const outcomes = counter(registry, 'admission_total', 'Uncached work asked for, by kind (client: the per-client budget; cms, render: the global bounds) and outcome (admitted, queued: admitted after a wait, refused)', ['kind', 'outcome'])
+  const count = boundBy((key: string) => {
+    const [kind, outcome] = key.split(':', 2) as [string, string]
+    return tally(registry, outcomes, { kind, outcome })
+  })
+  const settings = config.admission
+  const gate = (kind: 'cms' | 'render', limit: () => number, refusal: () => Error): ConcurrencyGate =>
+    new ConcurrencyGate({ limit, queueMs: settings.queueMs, queueLength: settings.queueLength, refusal, onOutcome: (outcome: GateOutcome) => count(`${kind}:${outcome}`).inc() })
+  // The renderers in turn now (registered after this plugin; by the first render they are there): a renderer that is
+  // down takes its slots with it, so the others are not given its share. With none up, one renderer's worth.
+  const renderersNow = (): number => Math.max(1, app.hasDecorator('renderers') ? app.renderers.list().filter((member) => member.up).length : 1)
+  const admitted = new Admission({
+    budget: new WorkBudget({ units: settings.clientWorkBudget, windowMs: config.rateLimit.windowMs, maxClients: settings.maxClients }),
+    cms: gate('cms', () => settings.cmsConcurrency, () => new UpstreamBusyError()),
+    renders: gate('render', () => settings.renderConcurrency * renderersNow(), () => new RendererBusyError()),
+    onClient: (outcome) => count(`client:${outcome}`).inc(),
+  })
+  const gauge = (name: string, help: string, read: (kind: 'cms' | 'render') => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        this.set({ kind: 'cms' }, read('cms'))
+        this.set({ kind: 'render' }, read('render'))
+      },
+    })
+  }
+  gauge('admission_in_flight', 'CMS calls and renders in flight now', (kind) => (kind === 'cms' ? admitted.cms : admitted.renders).inFlight)
+  gauge('admission_waiting', 'CMS calls and renders waiting in the admission queue now', (kind) => (kind === 'cms' ? admitted.cms : admitted.renders).waiting)
+  app.decorate('admission', admitted)
+}
+
+export default fp(admission, { name: 'admission', dependencies: ['config', 'metrics', 'client'] })
