@@ -1,4 +1,4 @@
-import type { Article, EntryData, Establishment, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
+import type { Article, EntryData, Establishment, Insurance, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { dataOf, entriesOf } from './screens/types.ts'
 
@@ -12,6 +12,7 @@ const PARENTS: Record<string, { path: string; name: string }> = {
   '/actueel': { path: '/actueel', name: 'Actueel' },
   '/services': { path: '/services', name: 'Diensten' },
   '/onze-dienstverlening': { path: '/onze-dienstverlening', name: 'Onze dienstverlening' },
+  '/onze-verzekeringen': { path: '/onze-verzekeringen', name: 'Onze verzekeringen' },
 }
 
 export interface Crumb {
@@ -106,6 +107,21 @@ export function structuredData(payload: PagePayload, title: string | undefined):
               },
             }
           : {}),
+        url,
+      })
+    }
+  }
+  if (payload.screen === 'insurance') {
+    const insurance = dataOf<EntryData<Insurance>>(payload, 'entry')?.entry
+    if (insurance) {
+      items.push({
+        '@type': 'Service',
+        serviceType: insurance.title,
+        name: insurance.title,
+        description: insurance.intro ?? plain(insurance.text),
+        category: insurance.category === 'zakelijk' ? 'Zakelijke verzekering' : 'Particuliere verzekering',
+        provider: { '@type': 'InsuranceAgency', '@id': `${siteUrl}/#organisatie`, name: site.companyName, url: `${siteUrl}/`, telephone: site.phone },
+        areaServed: { '@type': 'Country', name: 'Nederland' },
         url,
       })
     }

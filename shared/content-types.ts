@@ -75,6 +75,10 @@ export interface InsuranceSummary extends EntryBase {
   intro: string | null
 }
 
+export interface Insurance extends InsuranceSummary {
+  text: string | null
+}
+
 export interface ServiceSummary extends EntryBase {
   intro: string | null
 }

@@ -14,6 +14,7 @@ export type FixedOperationName =
   | 'SiteSettings'
   | 'HomePage'
   | 'InsuranceList'
+  | 'InsuranceBySlug'
   | 'ServiceList'
   | 'ServiceBySlug'
   | 'JobList'
@@ -123,6 +124,12 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
+    InsuranceBySlug: `query InsuranceBySlug($slug: [String], $site: [String]) {
+  entry(section: "${CHANNELS.insurances.section}", slug: $slug, site: $site) {
+    ...EntryBase ... on ${insurance} { category intro text }
+  }
+}
+${ENTRY_BASE}`,
     ServiceList: `query ServiceList($site: [String]) {
   entries(section: "${CHANNELS.services.section}", site: $site) {
     ...EntryBase ... on ${service} { intro }
@@ -183,7 +190,7 @@ ${IMAGE}`,
 }
 ${ENTRY_BASE}`,
     Sitemap: `query Sitemap($site: [String]) {
-  entries(section: ${JSON.stringify([...SINGLE_SECTIONS.map((template) => withProduct(template, product)), CHANNELS.jobs.section, CHANNELS.topical.section, CHANNELS.services.section])}, site: $site) {
+  entries(section: ${JSON.stringify([...SINGLE_SECTIONS.map((template) => withProduct(template, product)), CHANNELS.insurances.section, CHANNELS.jobs.section, CHANNELS.topical.section, CHANNELS.services.section])}, site: $site) {
     sectionHandle slug dateUpdated
   }
 }`,

@@ -12,6 +12,7 @@ export type ScreenName =
   | 'page'
   | 'contact'
   | 'insurances'
+  | 'insurance'
   | 'jobs'
   | 'job'
   | 'topical'
@@ -178,19 +179,27 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     { id: 'insurances', screen: 'insurances', handle: '{product}Insurances', paths: ['/insurances', '/onze-verzekeringen'], canonical: '/onze-verzekeringen' },
     list('insurances', 'InsuranceList'),
   ),
+  {
+    id: 'insurance',
+    screen: 'insurance',
+    paths: ['/onze-verzekeringen/:slug', '/insurances/:slug'],
+    canonical: '/onze-verzekeringen/:slug',
+    loaders: () => [bySlug('InsuranceBySlug')],
+  },
   singleWithLists(
     { id: 'jobs', screen: 'jobs', handle: '{product}JobsOverview', paths: ['/jobs', '/werken-bij'], canonical: '/werken-bij' },
     list('jobs', 'JobList'),
   ),
   singlePage('openApplication', 'aboutJobsOpenApplication', ['/werken-bij/open-sollicitatie']),
   ...FIXED_JOB_PAGES.map((slug) => fixed(`job:${slug}`, 'job', `/werken-bij/${slug}`, slug, 'JobBySlug')),
-  { id: 'job', screen: 'job', paths: ['/jobs/:slug'], loaders: () => [bySlug('JobBySlug')] },
+  // Every job and article at its Dutch address too, which is the one to index; the specification's /jobs and /topical keep working.
+  { id: 'job', screen: 'job', paths: ['/jobs/:slug', '/werken-bij/:slug'], canonical: '/werken-bij/:slug', loaders: () => [bySlug('JobBySlug')] },
   singleWithLists(
     { id: 'topical', screen: 'topical', handle: '{product}TopicalOverview', paths: ['/topical', '/actueel'], canonical: '/actueel', paginated: true },
     articlePage,
   ),
   ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug')),
-  { id: 'article', screen: 'article', paths: ['/topical/:slug'], loaders: () => [bySlug('ArticleBySlug')] },
+  { id: 'article', screen: 'article', paths: ['/topical/:slug', '/actueel/:slug'], canonical: '/actueel/:slug', loaders: () => [bySlug('ArticleBySlug')] },
   singleWithLists(
     { id: 'establishments', screen: 'establishments', handle: '{product}Establishments', paths: ['/establishments', '/kantoren'], canonical: '/kantoren' },
     establishmentList,

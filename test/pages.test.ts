@@ -52,7 +52,11 @@ const expectations: [path: string, title: string][] = [
   }),
   ...FIXED_SERVICE_PAGES.map((slug): [string, string] => [`/onze-dienstverlening/${slug}`, titleOf(store, 'services', slug)]),
   ...slugsOf(store, 'jobs').map((slug): [string, string] => [`/jobs/${slug}`, titleOf(store, 'jobs', slug)]),
+  ...slugsOf(store, 'jobs').map((slug): [string, string] => [`/werken-bij/${slug}`, titleOf(store, 'jobs', slug)]),
   ...slugsOf(store, 'topical').map((slug): [string, string] => [`/topical/${slug}`, titleOf(store, 'topical', slug)]),
+  ...slugsOf(store, 'topical').map((slug): [string, string] => [`/actueel/${slug}`, titleOf(store, 'topical', slug)]),
+  ...slugsOf(store, 'insurances').map((slug): [string, string] => [`/onze-verzekeringen/${slug}`, titleOf(store, 'insurances', slug)]),
+  ...slugsOf(store, 'insurances').map((slug): [string, string] => [`/insurances/${slug}`, titleOf(store, 'insurances', slug)]),
   ...slugsOf(store, 'services').map((slug): [string, string] => [`/services/${slug}`, titleOf(store, 'services', slug)]),
 ]
 
@@ -67,13 +71,13 @@ t.test('every route renders its own Dutch content with status 200', async (t) =>
     t.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/)
     seenTitles.set(path, title)
   }
-  const singles = expectations.filter(([path]) => !/\/(jobs|topical|services)\//.test(path)).map(([, title]) => title)
+  const singles = expectations.filter(([path]) => !/\/(jobs|topical|services|onze-verzekeringen|insurances)\//.test(path)).map(([, title]) => title)
   t.ok(new Set(singles).size >= 16, 'the content pages do not share one title')
 })
 
 t.test('the overviews link every job, article and service', async (t) => {
   const jobs = await get('/werken-bij')
-  for (const slug of slugsOf(store, 'jobs')) t.match(jobs.html, `href="/jobs/${slug}"`, `jobs overview links ${slug}`)
+  for (const slug of slugsOf(store, 'jobs')) t.match(jobs.html, `href="/werken-bij/${slug}"`, `jobs overview links ${slug} at its Dutch address`)
   const services = await get('/onze-dienstverlening')
   for (const slug of FIXED_SERVICE_PAGES) t.match(services.html, `href="/onze-dienstverlening/${slug}"`)
   // Services is a Structure section: its order is the editors' (Craft's `lft`), not the titles' alphabet.
@@ -82,7 +86,8 @@ t.test('the overviews link every job, article and service', async (t) => {
   t.same([...new Set(listed)], structured, 'the services overview lists them in structure order')
   t.equal(listed[0], 'schade-melden', 'damage first')
   const topical = await get('/actueel')
-  t.match(topical.html, 'href="/topical/', 'news overview links articles')
+  t.match(topical.html, 'href="/actueel/', 'news overview links articles at their Dutch addresses')
+  t.notMatch(topical.html, 'href="/topical/', 'never at the English alias')
   const secondPage = await get('/actueel?pagina=2')
   t.equal(secondPage.status, 200, 'the second page of news exists')
   t.not(secondPage.html, topical.html, 'and lists other articles')
@@ -191,4 +196,25 @@ t.test('one request id from gateway to renderer', async (t) => {
   await bad.body.text()
   t.match(bad.headers['x-request-id'], /^[\w-]{8,}$/, 'an invalid incoming id is replaced by a fresh one')
   t.not(bad.headers['x-request-id'], 'bad id <script>')
+})
+
+t.test('every insurance card is one link to a page of its own, whose h1 is the card\'s title and which offers a next step', async (t) => {
+  const overview = await get('/onze-verzekeringen')
+  const cards = [...overview.html.matchAll(/<li [^>]*class="card"[^>]*>([\s\S]*?)<\/li>/g)].map((match) => match[1] ?? '')
+  t.equal(cards.length, slugsOf(store, 'insurances').length, 'a card per insurance')
+  for (const card of cards) {
+    const links = [...card.matchAll(/<a [^>]*href="([^"]+)"[^>]*>([\s\S]*?)<\/a>/g)].filter((link) => !/^(tel|mailto):/.test(link[1] ?? ''))
+    t.equal(links.length, 1, 'one link on the card')
+    const [, href = '', name = ''] = links[0] ?? []
+    t.match(href, /^\/onze-verzekeringen\/[a-z0-9-]+$/)
+    const page = await get(href)
+    t.equal(page.status, 200, `${href} answers`)
+    t.equal(h1Of(page.html), name.replace(/<[^>]+>/g, '').trim(), `${href}: the card's title is the page's h1`)
+    t.match(page.html, /<a class="button" href="tel:\+31881234500">/, `${href}: a call`)
+    t.match(page.html, /href="mailto:info@havenborg\.nl\?subject=Vraag%20over%20de%20[a-z]/, `${href}: an e-mail about this insurance`)
+    t.match(page.html, /href="\/contact"/, `${href}: the contact page`)
+  }
+  const home = await get('/')
+  t.match(home.html, /href="\/onze-verzekeringen\/autoverzekering"/, 'the home page links the insurance\'s page, not an anchor of the overview')
+  t.notMatch(home.html, /href="\/onze-verzekeringen#/)
 })

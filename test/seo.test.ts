@@ -37,6 +37,9 @@ t.test('alias pairs share one canonical address; every page has title, descripti
     ['/part-of-licent', '/onderdeel-van-licent', '/onderdeel-van-licent'],
     ['/', '/__home__', '/'],
     ['/jobs/allround-schadebehandelaar', '/werken-bij/allround-schadebehandelaar', '/werken-bij/allround-schadebehandelaar'],
+    ['/jobs/adviseur-particuliere-verzekeringen', '/werken-bij/adviseur-particuliere-verzekeringen', '/werken-bij/adviseur-particuliere-verzekeringen'],
+    ['/topical/premies-2027-uitgelegd', '/actueel/premies-2027-uitgelegd', '/actueel/premies-2027-uitgelegd'],
+    ['/insurances/autoverzekering', '/onze-verzekeringen/autoverzekering', '/onze-verzekeringen/autoverzekering'],
     ['/services/schade-melden', '/onze-dienstverlening/schade-melden', '/onze-dienstverlening/schade-melden'],
   ]
   for (const [alias, dutch, canonical] of pairs) {
@@ -99,6 +102,11 @@ t.test('structured data', async (t) => {
     t.equal(trail?.at(-1), article?.mainEntityOfPage, `the last crumb is article ${slug}`)
     t.equal(trail?.length, 3, `three crumbs on article ${slug}`)
   }
+  const service = jsonLd((await get('/onze-verzekeringen/cyberverzekering')).html).find((item) => item['@type'] === 'Service')
+  t.equal(service?.name, titleOf(store, 'insurances', 'cyberverzekering'), 'an insurance is a Service')
+  t.equal(service?.provider?.['@type'], 'InsuranceAgency', 'provided by the intermediary')
+  t.equal(service?.provider?.name, 'Havenborg Assurantiën')
+  t.equal(service?.url, `${SITE}/onze-verzekeringen/cyberverzekering`)
   const offices = jsonLd((await get('/kantoren')).html).filter((item) => item['@type'] === 'InsuranceAgency')
   t.equal(offices.length, slugsOf(store, 'establishments').length, 'every office')
   t.ok(offices.every((office) => office.address?.streetAddress && office.telephone && office.openingHoursSpecification.length >= 5))
@@ -123,8 +131,10 @@ t.test('sitemap.xml lists every canonical address once, each with lastmod, and n
   const canonical = routes.canonicalStaticPaths()
   for (const path of canonical) t.ok(locs.includes(`${SITE}${path}`), `lists ${path}`)
   for (const path of routes.staticPaths().filter((path) => !canonical.includes(path))) t.notOk(locs.includes(`${SITE}${path}`), `not the alias ${path}`)
-  for (const slug of slugsOf(store, 'jobs')) t.ok(locs.some((loc) => loc?.endsWith(`/${slug}`)), `lists job ${slug}`)
-  for (const slug of slugsOf(store, 'topical')) t.ok(locs.some((loc) => loc?.endsWith(`/${slug}`)), `lists article ${slug}`)
+  for (const slug of slugsOf(store, 'jobs')) t.ok(locs.includes(`${SITE}/werken-bij/${slug}`), `lists job ${slug} at its Dutch address`)
+  for (const slug of slugsOf(store, 'topical')) t.ok(locs.includes(`${SITE}/actueel/${slug}`), `lists article ${slug} at its Dutch address`)
+  for (const slug of slugsOf(store, 'insurances')) t.ok(locs.includes(`${SITE}/onze-verzekeringen/${slug}`), `lists insurance ${slug}`)
+  t.notOk(locs.some((loc) => /\/(jobs|topical|insurances)\//.test(loc ?? '')), 'no English alias')
   for (const slug of slugsOf(store, 'services')) t.ok(locs.includes(`${SITE}/onze-dienstverlening/${slug}`), `lists service ${slug}`)
   t.notMatch(sitemap.html, /concept-nieuwsbericht/, 'no drafts')
   t.match(sitemap.html, /<url><loc>https:\/\/www\.havenborg\.example\/over-ons<\/loc><lastmod>2026-10-01T08:00:00\.000Z<\/lastmod>/, 'lastmod is the entry\'s dateUpdated')

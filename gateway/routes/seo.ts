@@ -16,7 +16,7 @@ const xmlEscape = (text: string): string =>
 function pathOf(entry: SitemapEntry, routes: RouteTable): string | undefined {
   const single = routes.routes.find((route) => route.handle === entry.sectionHandle)
   if (single) return single.canonical
-  const screen = { [CHANNELS.jobs.section]: 'job', [CHANNELS.topical.section]: 'article', [CHANNELS.services.section]: 'service' }[entry.sectionHandle]
+  const screen = { [CHANNELS.insurances.section]: 'insurance', [CHANNELS.jobs.section]: 'job', [CHANNELS.topical.section]: 'article', [CHANNELS.services.section]: 'service' }[entry.sectionHandle]
   const slugRoute = routes.routes.find((route: RouteDefinition) => route.screen === screen && route.canonical.endsWith('/:slug'))
   return slugRoute ? routes.canonicalPath(slugRoute, { slug: entry.slug }) : undefined
 }

@@ -11,6 +11,7 @@ export const SCREEN_CHUNKS: ScreenLoader = {
   page: () => import('../screens/page-screen.tsx').then((m) => m.PageScreen),
   contact: () => import('../screens/contact-screen.tsx').then((m) => m.ContactScreen),
   insurances: () => import('../screens/insurances-screen.tsx').then((m) => m.InsurancesScreen),
+  insurance: () => import('../screens/insurance-screen.tsx').then((m) => m.InsuranceScreen),
   jobs: () => import('../screens/jobs-screen.tsx').then((m) => m.JobsScreen),
   job: () => import('../screens/job-screen.tsx').then((m) => m.JobScreen),
   topical: () => import('../screens/topical-screen.tsx').then((m) => m.TopicalScreen),

@@ -2,6 +2,7 @@ import { ArticleScreen } from './article-screen.tsx'
 import { ContactScreen } from './contact-screen.tsx'
 import { EstablishmentsScreen } from './establishments-screen.tsx'
 import { HomeScreen } from './home-screen.tsx'
+import { InsuranceScreen } from './insurance-screen.tsx'
 import { InsurancesScreen } from './insurances-screen.tsx'
 import { JobScreen } from './job-screen.tsx'
 import { JobsScreen } from './jobs-screen.tsx'
@@ -17,6 +18,7 @@ export const ALL_SCREENS: Required<ScreenRegistry> = {
   page: PageScreen,
   contact: ContactScreen,
   insurances: InsurancesScreen,
+  insurance: InsuranceScreen,
   jobs: JobsScreen,
   job: JobScreen,
   topical: TopicalScreen,

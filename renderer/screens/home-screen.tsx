@@ -70,7 +70,7 @@ export function HomeScreen({ payload, deferred }: ScreenProps) {
           <h2 id="home-verzekeringen">Verzekeringen</h2>
           <ul className="cards">
             {page.highlightedInsurances.map((insurance) => (
-              <Card key={insurance.id} title={insurance.title} href={`/onze-verzekeringen#${insurance.slug}`} intro={insurance.intro} />
+              <Card key={insurance.id} title={insurance.title} href={pathOfUri(insurance.uri)} intro={insurance.intro} />
             ))}
           </ul>
           <p>

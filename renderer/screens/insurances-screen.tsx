@@ -1,5 +1,6 @@
 import type { InsuranceSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/card.tsx'
+import { pathOfUri } from '../components/format.ts'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
 
@@ -19,7 +20,7 @@ export function InsurancesScreen({ payload }: ScreenProps) {
             {insurances
               .filter((insurance) => insurance.category === value)
               .map((insurance) => (
-                <Card key={insurance.id} id={insurance.slug} title={insurance.title} intro={insurance.intro} />
+                <Card key={insurance.id} id={insurance.slug} title={insurance.title} href={pathOfUri(insurance.uri)} intro={insurance.intro} />
               ))}
           </ul>
         </section>
