@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { SiteLink } from './site-context.tsx'
 
 /**
  * One card of a `.cards` list: a heading (a link to the entry when it has a
@@ -23,7 +24,7 @@ export function Card({
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
   return (
     <li id={id} className="card">
-      <Heading>{href === undefined ? title : <a href={href}>{title}</a>}</Heading>
+      <Heading>{href === undefined ? title : <SiteLink href={href}>{title}</SiteLink>}</Heading>
       {children}
       {intro ? <p>{intro}</p> : null}
     </li>
