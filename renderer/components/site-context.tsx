@@ -13,7 +13,7 @@ export interface SiteLinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorEleme
   href: string
 }
 
-/** The components that draw the site's links: react-router's under SiteRoutes (components/router-links.tsx). */
+/** The components that draw the site's links, given by SiteRoutes: react-router's in the browser, their markup on the server (components/router-links.tsx). */
 export interface LinkComponents {
   Link: ComponentType<SiteLinkProps>
   /** A link of the main menu, marked `aria-current="page"` on its own page. */
@@ -30,13 +30,13 @@ const PlainLink = (props: SiteLinkProps) => <a {...props} />
  */
 export const LinkContext = createContext<LinkComponents>({ Link: PlainLink, NavLink: PlainLink })
 
-/** A link: react-router's `<Link>` when it leads to another page of this site. */
+/** A link: in the browser react-router's `<Link>` when it leads to another page of this site. */
 export function SiteLink(props: SiteLinkProps) {
   const { Link } = useContext(LinkContext)
   return <Link {...props} />
 }
 
-/** A link of the main menu: react-router's `<NavLink>`, `aria-current="page"` on its own page. */
+/** A link of the main menu: in the browser react-router's `<NavLink>`; `aria-current="page"` on its own page. */
 export function SiteNavLink(props: SiteLinkProps) {
   const { NavLink } = useContext(LinkContext)
   return <NavLink {...props} />
