@@ -1,13 +1,14 @@
-import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../shared/constants.ts'
+import { type RouteObject, matchRoutes, useRoutes } from 'react-router-dom'
+import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING, PRODUCT_PLACEHOLDER } from '../shared/constants.ts'
 import type { EntryData, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
-import { PAGE_QUERY_PARAM } from '../shared/routes.ts'
+import { PAGE_QUERY_PARAM, ROUTE_TEMPLATES } from '../shared/routes.ts'
 import { Breadcrumbs } from './components/breadcrumbs.tsx'
 import { breadcrumbsOf } from './structured-data.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { Layout } from './components/layout.tsx'
 import { PageHead } from './components/page-head.tsx'
-import { FALLBACK_COMPANY_NAME, SiteContext } from './components/site-context.tsx'
+import { FALLBACK_COMPANY_NAME, type LinkComponents, LinkContext, SiteContext } from './components/site-context.tsx'
 import type { ScreenRegistry } from './screens/registry.ts'
 import type { DeferredData } from './screens/types.ts'
 
@@ -103,4 +104,61 @@ export function AppRoot({ payload, deferred, screens }: AppRootProps) {
       <PageHead payload={payload} meta={meta} />
     </SiteContext.Provider>
   )
+}
+
+/**
+ * The route table of shared/routes.ts as react-router routes, each path of
+ * each route once; a path segment that holds the site handle
+ * (`/actueel/ons-nieuwe-merk-{product}`) is a `:slug`. The catch-all is every
+ * path the gateway answers without a route: its 404 page.
+ */
+export const SITE_ROUTES: readonly RouteObject[] = [
+  ...new Set(
+    ROUTE_TEMPLATES.flatMap((route) => route.paths).map((path) =>
+      path
+        .split('/')
+        .map((segment) => (segment.includes(PRODUCT_PLACEHOLDER) ? ':slug' : segment))
+        .join('/'),
+    ),
+  ),
+  '*',
+].map((path) => ({ path }))
+
+/** Paths whose route is remembered; past it the memory starts again (paths with slugs are endless). */
+const MAX_REMEMBERED_PATHS = 1000
+const routeOfPath = new Map<string, RouteObject>()
+
+/**
+ * The route of `pathname`, matched against the whole table once per path:
+ * react-router's declarative `<Routes>` ranks the routes and compiles a
+ * pattern for each of them on every render (about 40 here, some 200 µs on
+ * the server, as much as the render of a page), so `<Routes>` is handed the
+ * route that matches and matches only that one.
+ */
+function routeOf(pathname: string): RouteObject {
+  let route = routeOfPath.get(pathname)
+  if (route === undefined) {
+    route = matchRoutes(SITE_ROUTES as RouteObject[], pathname)?.[0]?.route ?? { path: '*' }
+    if (routeOfPath.size >= MAX_REMEMBERED_PATHS) routeOfPath.clear()
+    routeOfPath.set(pathname, route)
+  }
+  return route
+}
+
+export interface SiteRoutesProps extends AppRootProps {
+  /** What draws the links: react-router's in the browser, their markup on the server (components/router-links.tsx). */
+  links: LinkComponents
+}
+
+/**
+ * The page of the payload, as the element of its route: react-router matches
+ * the payload's own path (not the address bar's, which runs ahead of the page
+ * on screen while the next payload loads), so the links of the page, and
+ * `useLocation` below it, see the location of the page they are on. The same
+ * on the server (inside a StaticRouter) and in the browser (a BrowserRouter).
+ */
+export function SiteRoutes({ links, ...props }: SiteRoutesProps) {
+  const route = routeOf(props.payload.path)
+  const page = useRoutes([{ ...route, element: <AppRoot {...props} /> }], props.payload.fullPath)
+  return <LinkContext.Provider value={links}>{page}</LinkContext.Provider>
 }

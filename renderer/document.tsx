@@ -1,7 +1,9 @@
 import type { PagePayload } from '../shared/payload.ts'
 import { scriptJson } from '../shared/script-json.ts'
 import { type PagePreloads, preloadModules } from './module-preloads.ts'
-import { AppRoot } from './app-root.tsx'
+import { StaticRouter } from 'react-router-dom'
+import { SiteRoutes } from './app-root.tsx'
+import { MARKUP_LINKS } from './components/router-links.tsx'
 import type { DeferredData } from './screens/types.ts'
 
 import { ALL_SCREENS } from './screens/all-screens.ts'
@@ -49,7 +51,10 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
       </head>
       <body>
         <div id={ROOT_ID}>
-          <AppRoot payload={payload} deferred={deferred} screens={ALL_SCREENS} />
+          {/* react-router's StaticRouter here, its BrowserRouter in the browser (client/hydrate.tsx): the same routes render the same tree. */}
+          <StaticRouter location={payload.fullPath}>
+            <SiteRoutes payload={payload} deferred={deferred} screens={ALL_SCREENS} links={MARKUP_LINKS} />
+          </StaticRouter>
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />
         <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint }) }} />

@@ -22,7 +22,8 @@ const mode = (dev) => (dev ? '"development"' : '"production"')
  */
 export function serverBuildOptions(services, { dev, outdir }) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-  const bundledIntoServer = new Set(['react', 'react-dom'])
+  // react-router-dom goes in with React: left external, its hooks would call a second copy of React.
+  const bundledIntoServer = new Set(['react', 'react-dom', 'react-router-dom'])
   return {
     absWorkingDir: ROOT,
     entryPoints: Object.fromEntries(services.map((name) => [name, join(ROOT, name, 'server.ts')])),

@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { AppRoot } from '../app-root.tsx'
+import { SiteRoutes } from '../app-root.tsx'
 import { ROOT_ID } from '../document-ids.ts'
 import { LoadingContext } from '../components/loading-state.tsx'
+import { ROUTER_LINKS, isPagePath } from '../components/router-links.tsx'
 import type { ScreenRegistry } from '../screens/registry.ts'
 import type { DeferredData } from '../screens/types.ts'
 import type { BuildWatcher } from './build-watcher.ts'
-import { useLocation, useNavigate, useNavigationType } from './browser-location.tsx'
 import { LoadingIndicator } from './loading-indicator.ts'
 import type { PayloadLoader } from './payload-loader.ts'
 import { subscribeToChanges } from './live-updates.ts'
@@ -33,7 +34,7 @@ interface View {
   /** The location this view belongs to. */
   key: string
   hash: string
-  /** The history entry it is shown for (its key in history.state): its scroll position is kept under it. */
+  /** The history entry it is shown for (react-router's location.key): its scroll position is kept under it. */
   entry: string
   /** Shown by a client navigation: scroll and move focus once it is on screen. */
   navigated?: boolean
@@ -60,9 +61,17 @@ function internalLink(event: Event): { anchor: HTMLAnchorElement; url: URL } | u
   if (url.origin !== window.location.origin) return undefined
   // An anchor on this same page (the skip link, say) is the browser's business.
   if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) return undefined
-  if (/\.[a-z0-9]{2,5}$/i.test(url.pathname) || url.pathname.startsWith('/api')) return undefined
+  if (!isPagePath(url.pathname)) return undefined
   return { anchor, url }
 }
+
+/** A click with the main button and no modifier key: one that follows a link in the same tab, and that nothing has handled yet. */
+function isPlainClick(event: MouseEvent): boolean {
+  return !event.defaultPrevented && event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey
+}
+
+/** The path, query and #fragment of a link's URL, as react-router navigates to it. */
+const pathOf = (url: URL): string => `${url.pathname}${url.search}${url.hash}`
 
 /** A payload for a navigation that could not load its data (non-fatal, in the layout). */
 function failurePayload(path: string, fullPath: string, previous: PagePayload, message: string): PagePayload {
@@ -78,7 +87,7 @@ function failurePayload(path: string, fullPath: string, previous: PagePayload, m
 }
 
 /**
- * The site in the browser: the history's location drives which payload is
+ * The site in the browser: react-router's location drives which payload is
  * shown; links navigate on the client, payloads load from the gateway and
  * are prefetched on hover, focus and touch.
  */
@@ -101,7 +110,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   // A location the view does not show yet: load its payload and its screen's code, then show it.
   useEffect(() => {
     const { pathname, search, hash, key: entry } = location
-    const restore = navigationType === 'pop'
+    const restore = navigationType === NavigationType.Pop
     if (locationKey === view.key) {
       // Another entry of the page on screen (a #fragment): nothing to load; back to one, the position it was left at. Not
       // recorded here: after a click on a #fragment link the browser has already scrolled; scroll events kept the position.
@@ -111,7 +120,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       return
     }
     // Back and forward after a new deployment load the page from the server too, like a click.
-    if (navigationType === 'pop' && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
+    if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
     let cancelled = false
     let settled = false
     indicator.start()
@@ -175,27 +184,42 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
     })
   }, [live?.url, token, loader])
 
-  const onClick = useCallback(
+  // Before any link acts on a click, react-router's <Link> included (it leaves a click whose default is prevented): a
+  // redirect of the build's rules is followed instead, and once a newer build is live the page is loaded from the server.
+  const onClickCapture = useCallback(
     (event: MouseEvent) => {
-      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      if (!isPlainClick(event)) return
       const link = internalLink(event)
       if (!link) return
       const { url } = link
-      const href = `${url.pathname}${url.search}${url.hash}`
       const rule = builds.redirectFor(url.pathname)
       if (rule && /^https?:\/\//.test(rule.to)) {
         event.preventDefault()
         window.location.assign(rule.to)
         return
       }
-      if (builds.outdated() && guardedFullLoad(href, url.pathname)) {
+      if (builds.outdated() && guardedFullLoad(pathOf(url), url.pathname)) {
         event.preventDefault()
         return
       }
-      event.preventDefault()
-      navigate(rule ? rule.to : href)
+      if (rule) {
+        event.preventDefault()
+        navigate(rule.to)
+      }
     },
     [builds, navigate],
+  )
+
+  // A plain <a> to a page of the site (in an entry's rich text, say), which no <Link> has handled: navigates as one would.
+  const onClick = useCallback(
+    (event: MouseEvent) => {
+      if (!isPlainClick(event)) return
+      const link = internalLink(event)
+      if (!link) return
+      event.preventDefault()
+      navigate(pathOf(link.url))
+    },
+    [navigate],
   )
 
   const onIntent = useCallback(
@@ -210,17 +234,19 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   )
 
   useEffect(() => {
+    document.addEventListener('click', onClickCapture, { capture: true })
     document.addEventListener('click', onClick)
     document.addEventListener('mouseover', onIntent, { passive: true })
     document.addEventListener('focusin', onIntent, { passive: true })
     document.addEventListener('touchstart', onIntent, { passive: true })
     return () => {
+      document.removeEventListener('click', onClickCapture, { capture: true })
       document.removeEventListener('click', onClick)
       document.removeEventListener('mouseover', onIntent)
       document.removeEventListener('focusin', onIntent)
       document.removeEventListener('touchstart', onIntent)
     }
-  }, [onClick, onIntent])
+  }, [onClickCapture, onClick, onIntent])
 
   const onShown = useCallback((shownView: View) => {
     shown.current = shownView
@@ -267,7 +293,7 @@ function Page({ view, screens, scroll, onShown }: PageProps) {
       heading.focus({ preventScroll: true })
     }
   }, [view])
-  return <AppRoot payload={view.payload} deferred={view.deferred} screens={screens} />
+  return <SiteRoutes payload={view.payload} deferred={view.deferred} screens={screens} links={ROUTER_LINKS} />
 }
 
 /** A view that threw while rendering: people get the error page, crawlers keep the page they had (the error is only logged). */

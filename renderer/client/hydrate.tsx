@@ -1,11 +1,12 @@
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
+import { BrowserRouter } from 'react-router-dom'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { AppRoot } from '../app-root.tsx'
+import { SiteRoutes } from '../app-root.tsx'
+import { DocumentLinks, ROUTER_LINKS } from '../components/router-links.tsx'
 import { CONFIG_SCRIPT_ID, type ClientConfig, DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID, ROOT_ID, readElementJson } from '../document-ids.ts'
 import type { ScreenRegistry } from '../screens/registry.ts'
 import { type DeferredData, resolvedDeferred } from '../screens/types.ts'
-import { BrowserRouter } from './browser-location.tsx'
 import { watchBuilds } from './build-watcher.ts'
 import { ClientApp, isBot } from './client-app.tsx'
 import { reloadOnRebuild } from './dev-reload.ts'
@@ -72,7 +73,16 @@ async function start(): Promise<void> {
             preview: payload.preview,
             siteUrl: payload.siteUrl,
           })
-          queueMicrotask(() => root.render(<AppRoot payload={failure} deferred={null} screens={{}} />))
+          // Nothing follows the history any more: its links load their page from the server.
+          queueMicrotask(() =>
+            root.render(
+              <DocumentLinks.Provider value={true}>
+                <BrowserRouter>
+                  <SiteRoutes payload={failure} deferred={null} screens={{}} links={ROUTER_LINKS} />
+                </BrowserRouter>
+              </DocumentLinks.Provider>,
+            ),
+          )
         },
       },
     )

@@ -1,14 +1,18 @@
-import { NO_KEY, newEntryKey } from './browser-location.tsx'
-
 /** Where the positions outlive a reload: this tab's session storage. */
 const STORAGE_KEY = 'scroll-positions'
 /** Entries remembered at most; the oldest go first. */
 const MAX_ENTRIES = 100
+/** react-router's `location.key` of a history entry whose state has none (a native #fragment step, or a page opened afresh before keyHistoryEntry). */
+const NO_KEY = 'default'
+
+/** A fresh key of the form react-router gives an entry it pushes (eight base-36 characters). */
+const newEntryKey = (): string => Math.random().toString(36).slice(2, 10)
 
 /**
  * Gives the current history entry a key when it has none (a page opened
- * afresh), before the app reads it: positions are kept per key, and
- * every page opened afresh would otherwise share the key "default".
+ * afresh), before react-router's BrowserRouter reads it (its `location.key`
+ * is `history.state.key`): positions are kept per key, and every page opened
+ * afresh would otherwise share react-router's "default".
  */
 export function keyHistoryEntry(): void {
   const state = window.history.state as Record<string, unknown> | null
@@ -17,11 +21,13 @@ export function keyHistoryEntry(): void {
 }
 
 /**
- * The vertical scroll position of every history entry of the site, as a
- * browser keeps them for a site of plain pages: the browser's own
- * restoration is off (it would scroll before the returned-to page is on
- * screen); the app restores a position once that page has rendered. Kept in
- * session storage when the page goes, so a reload and then Back still finds it.
+ * The vertical scroll position of every history entry of the site, keyed on
+ * react-router's `location.key`, as a browser keeps them for a site of plain
+ * pages: the browser's own restoration is off (it would scroll before the
+ * returned-to page is on screen); the app restores a position once that page
+ * has rendered. Kept in session storage when the page goes, so a reload and
+ * then Back still finds it. react-router's own ScrollRestoration works only
+ * with its data router, which costs some 17 KB gzip more (docs/performance.md).
  */
 export class ScrollPositions {
   private readonly positions: Map<string, number>

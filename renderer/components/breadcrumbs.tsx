@@ -1,4 +1,5 @@
 import type { Crumb } from '../structured-data.ts'
+import { SiteLink } from './site-context.tsx'
 
 /** Where a nested page sits, as links; the last crumb is the page itself. */
 export function Breadcrumbs({ crumbs }: { crumbs: Crumb[] }) {
@@ -11,7 +12,7 @@ export function Breadcrumbs({ crumbs }: { crumbs: Crumb[] }) {
             {index === crumbs.length - 1 ? (
               <span aria-current="page">{crumb.name}</span>
             ) : (
-              <a href={crumb.path}>{crumb.name}</a>
+              <SiteLink href={crumb.path}>{crumb.name}</SiteLink>
             )}
           </li>
         ))}

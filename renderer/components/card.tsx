@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { LinkedText } from './linked-text.tsx'
+import { SiteLink } from './site-context.tsx'
 
 /**
  * One card of a `.cards` list: a heading (a link to the entry when it has a
@@ -24,7 +25,7 @@ export function Card({
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
   return (
     <li id={id} className="card">
-      <Heading>{href === undefined ? title : <a href={href}>{title}</a>}</Heading>
+      <Heading>{href === undefined ? title : <SiteLink href={href}>{title}</SiteLink>}</Heading>
       {children}
       {intro ? (
         <p>

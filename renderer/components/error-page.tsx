@@ -1,6 +1,7 @@
 import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { RichText } from './rich-text.tsx'
+import { SiteLink } from './site-context.tsx'
 
 /**
  * 404: the notFound entry's title (or the fixed Dutch heading) and its text.
@@ -15,7 +16,7 @@ export function ErrorPage({ payload }: { payload: PagePayload }) {
         <RichText html={payload.notFound?.text} />
         {payload.notFound?.text ? null : (
           <p>
-            <a href="/">Naar de homepage</a>
+            <SiteLink href="/">Naar de homepage</SiteLink>
           </p>
         )}
       </div>
@@ -26,7 +27,7 @@ export function ErrorPage({ payload }: { payload: PagePayload }) {
       <h1>{GENERIC_ERROR_HEADING}</h1>
       {statusCode === 500 && payload.error?.message ? <p className="error-page__message">{payload.error.message}</p> : null}
       <p>
-        Probeer het over een paar minuten opnieuw, of ga naar de <a href="/">homepage</a>.
+        Probeer het over een paar minuten opnieuw, of ga naar de <SiteLink href="/">homepage</SiteLink>.
       </p>
     </div>
   )

@@ -4,17 +4,17 @@ import type { SiteSettings } from '../../shared/content-types.ts'
 import { PhoneAndEmail, PostalAddress } from './contact-details.tsx'
 import { OpeningHours } from './description-list.tsx'
 import { LoadingBar } from './loading-bar.tsx'
-import { FALLBACK_COMPANY_NAME, useSite } from './site-context.tsx'
+import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-context.tsx'
 
-function Header({ site, currentPath, menuOpen, onToggle }: { site: SiteSettings | null; currentPath: string; menuOpen: boolean; onToggle: () => void }) {
+function Header({ site, menuOpen, onToggle }: { site: SiteSettings | null; menuOpen: boolean; onToggle: () => void }) {
   const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
   return (
     <header className="site-header">
       <div className="container site-header__inner">
-        <a className="site-logo" href="/">
+        <SiteLink className="site-logo" href="/">
           <span className="site-logo__mark" aria-hidden="true">H</span>
           <span className="site-logo__name">{site?.companyName ?? FALLBACK_COMPANY_NAME}</span>
-        </a>
+        </SiteLink>
         <button
           type="button"
           className="menu-button"
@@ -28,9 +28,7 @@ function Header({ site, currentPath, menuOpen, onToggle }: { site: SiteSettings 
           <ul>
             {navigation.map((link) => (
               <li key={link.url}>
-                <a href={link.url} aria-current={link.url === currentPath ? 'page' : undefined}>
-                  {link.label}
-                </a>
+                <SiteNavLink href={link.url}>{link.label}</SiteNavLink>
               </li>
             ))}
           </ul>
@@ -67,7 +65,7 @@ function Footer({ site }: { site: SiteSettings | null }) {
           <ul className="footer-links">
             {(site.footerNavigation ?? []).map((link) => (
               <li key={link.url}>
-                <a href={link.url}>{link.label}</a>
+                <SiteLink href={link.url}>{link.label}</SiteLink>
               </li>
             ))}
           </ul>
@@ -95,7 +93,7 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
         Naar de inhoud
       </a>
       <LoadingBar error={error} />
-      <Header site={site} currentPath={currentPath} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} />
+      <Header site={site} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} />
       <main id="inhoud" className="main" tabIndex={-1}>
         {children}
       </main>

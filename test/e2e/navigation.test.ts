@@ -46,6 +46,27 @@ t.test('the stored 404 page hydrates as the page of the address it is on', async
   await page.context().close()
 })
 
+t.test("after hydration the page's links to its other pages are react-router's <Link>s; other links stay plain", async (t) => {
+  const watched = await open('/')
+  // React keeps an element's props on it: a <Link> gives its <a> react-router's click handler, a plain <a> has none.
+  const links = await watched.page.evaluate(() =>
+    [...document.querySelectorAll('a')].map((a) => {
+      const propsKey = Object.keys(a).find((key) => key.startsWith('__reactProps$')) as keyof HTMLAnchorElement | undefined
+      const props = (propsKey ? a[propsKey] : undefined) as { onClick?: unknown } | undefined
+      return { href: a.getAttribute('href') ?? '', routed: typeof props?.onClick === 'function', place: a.closest('header, footer, .card, .breadcrumbs')?.className ?? '' }
+    }),
+  )
+  const routed = (href: string) => links.filter((link) => link.href === href).every((link) => link.routed)
+  t.ok(routed('/') && routed('/over-ons'), 'the logo and the menu')
+  t.ok(links.some((link) => link.routed && link.place.includes('card')), 'the cards')
+  t.ok(links.some((link) => link.routed && link.place.includes('site-footer')), "the footer's pages")
+  t.same(links.filter((link) => link.routed && !link.href.startsWith('/')), [], 'no link elsewhere is routed')
+  t.ok(links.some((link) => link.href === '#inhoud' && !link.routed), 'the skip link is the browser\'s')
+  t.ok(links.some((link) => link.href.startsWith('tel:') && !link.routed), 'so is a telephone number')
+  t.same(watched.problems, [])
+  await watched.page.context().close()
+})
+
 t.test('client navigation loads the payload, keeps the document, moves focus and title', async (t) => {
   const watched = await open('/')
   const { page } = watched
