@@ -32,7 +32,6 @@ interface TitledEntry {
 
 /** Search results and browser tabs cut titles at about 60 to 70 characters. */
 export const MAX_TITLE_LENGTH = 65
-const ELLIPSIS = '…'
 
 /** The home page's title: the brand, and its tagline when both fit. */
 function withinTitleLength(title: string, suffix: string | null | undefined): string {
@@ -42,14 +41,8 @@ function withinTitleLength(title: string, suffix: string | null | undefined): st
 
 /** A page's title with the brand after it: a title too long is cut (at a word, with an ellipsis), never the brand. */
 export function brandedTitle(title: string, brand: string): string {
-  const full = `${title} | ${brand}`
-  if (full.length <= MAX_TITLE_LENGTH) return full
-  const room = MAX_TITLE_LENGTH - ` | ${brand}`.length - ELLIPSIS.length
-  if (room < 10) return title.length <= MAX_TITLE_LENGTH ? title : `${title.slice(0, MAX_TITLE_LENGTH - 1).trimEnd()}${ELLIPSIS}`
-  const cut = title.slice(0, room + 1)
-  const atWord = cut.lastIndexOf(' ')
-  const kept = (atWord > room / 2 ? cut.slice(0, atWord) : cut.slice(0, room)).replace(/[\s,;:–-]+$/, '')
-  return `${kept}${ELLIPSIS} | ${brand}`
+  const room = MAX_TITLE_LENGTH - brand.length - 4
+  return `${title.length <= room + 1 ? title : `${title.slice(0, room).replace(/[\s,;:–-]*\S*$/, '') || title.slice(0, room)}…`} | ${brand}`
 }
 
 /** Title and description of a page, from its own entry. */

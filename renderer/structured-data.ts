@@ -116,12 +116,9 @@ export function structuredData(payload: PagePayload, title: string | undefined):
     if (insurance) {
       items.push({
         '@type': 'Service',
-        serviceType: insurance.title,
         name: insurance.title,
-        description: insurance.intro ?? plain(insurance.text),
-        category: insurance.category === 'zakelijk' ? 'Zakelijke verzekering' : 'Particuliere verzekering',
-        provider: { '@type': 'InsuranceAgency', '@id': `${siteUrl}/#organisatie`, name: site.companyName, url: `${siteUrl}/`, telephone: site.phone },
-        areaServed: { '@type': 'Country', name: 'Nederland' },
+        description: insurance.intro,
+        provider: { '@id': `${siteUrl}/#organisatie`, '@type': 'InsuranceAgency', name: site.companyName },
         url,
       })
     }

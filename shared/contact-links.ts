@@ -1,19 +1,20 @@
 /**
  * Dutch phone numbers and e-mail addresses as the site writes them, and the
- * links they become: a visitor with damage, on a phone, taps a number.
+ * links they become: a visitor with damage, on a phone, taps a number. Kept
+ * small: the browser's bundle carries it for the plain text of every page.
  */
 
-/** A Dutch number of ten digits from its leading 0 (or +31 / 0031 and nine), with spaces, hyphens or " - " between groups. */
-const PHONE = String.raw`(?:\+31|0031|0)(?:[ \u00a0]?[-\u2011]?[ \u00a0]?\d){9}`
-const EMAIL = String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`
-/** Either, not glued to a word, a digit, a plus or an @ on either side. */
-const CONTACT = new RegExp(String.raw`(?<![\w+@.\u2011-])(?:(${PHONE})|(${EMAIL}))(?![\w@\u2011]|[-.]\w)`, 'g')
+/**
+ * A phone number (ten digits from its leading 0, or +31 / 0031 and nine,
+ * with spaces, hyphens or " - " between groups) or an e-mail address, not
+ * glued to a word, a digit, a plus or an @ on either side.
+ */
+const CONTACT = /(?<![\w+@.\u2011-])(?:((?:\+31|0031|0)(?:[ \u00a0]?[-\u2011]?[ \u00a0]?\d){9})|([\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}))(?![\w@\u2011]|[-.]\w)/gi
 
 /** The E.164 form of a Dutch number as written (`088 - 123 45 99` -> `+31881234599`); undefined for anything else. */
 export function e164(phone: string): string | undefined {
-  const digits = phone.replace(/[^0-9+]/g, '')
-  const national = digits.startsWith('+31') ? digits.slice(3) : digits.startsWith('0031') ? digits.slice(4) : digits.startsWith('0') ? digits.slice(1) : undefined
-  return national !== undefined && /^[1-9]\d{8}$/.test(national) ? `+31${national}` : undefined
+  const national = /^(?:\+31|0031|0)(\d+)$/.exec(phone.replace(/[^\d+]/g, ''))?.[1]
+  return national && /^[1-9]\d{8}$/.test(national) ? `+31${national}` : undefined
 }
 
 /** A phone number that never breaks across lines: non-breaking spaces and hyphens. */
@@ -23,7 +24,7 @@ export function phoneText(phone: string): string {
 
 /** The tel: address of a written number: E.164 where it is a Dutch number, else its digits. */
 export function telHref(phone: string): string {
-  return `tel:${e164(phone) ?? phone.replace(/[^0-9+]/g, '')}`
+  return `tel:${e164(phone) ?? phone.replace(/[^\d+]/g, '')}`
 }
 
 /** A piece of text cut where it names a phone number or e-mail address. */
@@ -35,14 +36,13 @@ export function contactParts(text: string): ContactPart[] {
   let last = 0
   for (const match of text.matchAll(CONTACT)) {
     const [whole, phone] = match
-    const href = phone === undefined ? `mailto:${whole}` : e164(phone) === undefined ? undefined : telHref(phone)
-    if (href === undefined) continue
-    if (match.index > last) parts.push(text.slice(last, match.index))
-    parts.push({ kind: phone === undefined ? 'mailto' : 'tel', text: whole, href })
+    const number = phone && e164(phone)
+    if (phone && !number) continue
+    parts.push(text.slice(last, match.index), number ? { kind: 'tel', text: whole, href: `tel:${number}` } : { kind: 'mailto', text: whole, href: `mailto:${whole}` })
     last = match.index + whole.length
   }
-  if (last < text.length) parts.push(text.slice(last))
-  return parts
+  parts.push(text.slice(last))
+  return parts.filter((part) => part !== '')
 }
 
 /** HTML-escaped text with its phone numbers and e-mail addresses made links (the text is already escaped; the matches hold nothing to escape). */

@@ -1,6 +1,6 @@
 import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { RichText } from './rich-text.tsx'
+import { RichText } from './cms-content.tsx'
 import { SiteLink } from './site-context.tsx'
 
 /**

@@ -1,8 +1,7 @@
 import { type ReactNode, useEffect, useState } from 'react'
 import { MENU_OPEN_CLASS } from '../../shared/constants.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
-import { PhoneAndEmail, PostalAddress } from './contact-details.tsx'
-import { OpeningHours } from './description-list.tsx'
+import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-context.tsx'
 

@@ -1,7 +1,7 @@
 import type { Article, EntryData } from '../../shared/content-types.ts'
+import { RichText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
 import { formatDate } from '../components/format.ts'
-import { RichText } from '../components/rich-text.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 

@@ -1,8 +1,7 @@
 import type { ReactNode } from 'react'
 import type { EntryData, SinglePage } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { LinkedText } from '../components/linked-text.tsx'
-import { RichText } from '../components/rich-text.tsx'
+import { LinkedText, RichText } from '../components/cms-content.tsx'
 import { dataOf } from './types.ts'
 
 export function singlePage(payload: PagePayload, key = 'page'): SinglePage | null {

@@ -1,7 +1,6 @@
 import type { Establishment } from '../../shared/content-types.ts'
-import { PhoneAndEmail, PostalAddress } from '../components/contact-details.tsx'
-import { OpeningHours } from '../components/description-list.tsx'
-import { LinkedText } from '../components/linked-text.tsx'
+import { LinkedText } from '../components/cms-content.tsx'
+import { OpeningHours, PhoneAndEmail, PostalAddress } from '../components/contact-details.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
 

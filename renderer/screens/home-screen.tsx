@@ -1,10 +1,8 @@
 import { Suspense, use } from 'react'
 import type { EntriesData, EntryData, HomePage, LatestArticle } from '../../shared/content-types.ts'
 import { scriptJson } from '../../shared/script-json.ts'
-import { Card } from '../components/card.tsx'
+import { Card, LinkedText, RichText } from '../components/cms-content.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
-import { LinkedText } from '../components/linked-text.tsx'
-import { RichText } from '../components/rich-text.tsx'
 import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
 import { type DeferredData, type ScreenProps, dataOf, entriesOf } from './types.ts'
 

@@ -1,6 +1,6 @@
 import type { EntryData, Insurance } from '../../shared/content-types.ts'
+import { RichText } from '../components/cms-content.tsx'
 import { phoneText, telHref } from '../components/format.ts'
-import { RichText } from '../components/rich-text.tsx'
 import { useSite } from '../components/site-context.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'

@@ -1,5 +1,5 @@
 import type { InsuranceSummary } from '../../shared/content-types.ts'
-import { Card } from '../components/card.tsx'
+import { Card } from '../components/cms-content.tsx'
 import { pathOfUri } from '../components/format.ts'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'

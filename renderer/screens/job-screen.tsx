@@ -1,7 +1,7 @@
 import type { EntryData, Job } from '../../shared/content-types.ts'
-import { type Description, DescriptionList } from '../components/description-list.tsx'
+import { RichText } from '../components/cms-content.tsx'
+import { type Description, DescriptionList } from '../components/contact-details.tsx'
 import { formatDate, formatSalary } from '../components/format.ts'
-import { RichText } from '../components/rich-text.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 

@@ -1,5 +1,5 @@
 import type { EntryData, Service } from '../../shared/content-types.ts'
-import { RichText } from '../components/rich-text.tsx'
+import { RichText } from '../components/cms-content.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 

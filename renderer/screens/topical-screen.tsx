@@ -1,9 +1,9 @@
 import { ARTICLES_PER_PAGE } from '../../shared/constants.ts'
 import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
+import { LinkedText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
 import { formatDate, pathOfUri } from '../components/format.ts'
-import { LinkedText } from '../components/linked-text.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 

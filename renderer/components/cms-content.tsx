@@ -1,0 +1,67 @@
+import { Fragment, type ReactNode } from 'react'
+import { contactParts, phoneText } from '../../shared/contact-links.ts'
+import { SiteLink } from './site-context.tsx'
+
+// How the CMS's content is shown: its rich text, its plain text with contact
+// links, and the card of an entry in a list. One module, so that the screens
+// and the error page share one chunk of the browser's bundle for them (each
+// chunk costs its own compression overhead on a first visit).
+
+/** Rich text from the CMS, which Craft delivers as HTML. */
+export function RichText({ html, className }: { html: string | null | undefined; className?: string }) {
+  // React would make any other value into markup as its string.
+  if (typeof html !== 'string' || !html) return null
+  return <div className={className ? `rich-text ${className}` : 'rich-text'} dangerouslySetInnerHTML={{ __html: html }} />
+}
+
+/**
+ * Plain text from the CMS with its phone numbers (tel:, E.164, never broken
+ * over lines) and e-mail addresses (mailto:) as links.
+ */
+export function LinkedText({ text }: { text: string }) {
+  const parts = contactParts(text)
+  if (parts.length === 1 && typeof parts[0] === 'string') return text
+  return parts.map((part, index) =>
+    typeof part === 'string' ? (
+      <Fragment key={index}>{part}</Fragment>
+    ) : (
+      <a key={index} href={part.href}>
+        {part.kind === 'tel' ? phoneText(part.text) : part.text}
+      </a>
+    ),
+  )
+}
+
+/**
+ * One card of a `.cards` list: a heading (a link to the entry when it has a
+ * page of its own), whatever the list adds under it, then the intro.
+ */
+export function Card({
+  title,
+  href,
+  intro,
+  id,
+  headingLevel = 3,
+  children,
+}: {
+  title: string
+  href?: string
+  intro?: string | null
+  /** Lets other pages link to the card itself. */
+  id?: string
+  headingLevel?: 2 | 3
+  children?: ReactNode
+}) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3'
+  return (
+    <li id={id} className="card">
+      <Heading>{href === undefined ? title : <SiteLink href={href}>{title}</SiteLink>}</Heading>
+      {children}
+      {intro ? (
+        <p>
+          <LinkedText text={intro} />
+        </p>
+      ) : null}
+    </li>
+  )
+}
