@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { createServer, type Server } from 'node:http'
+import { BlockList, isIP } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { setTimeout as pause } from 'node:timers/promises'
 import { ConfigError } from './env.ts'
@@ -10,9 +11,11 @@ const OWN_ADDRESS_RETRY_MS = 250
 
 /**
  * The addresses a listener setting (HOST, INTERNAL_HOST, RENDERER_HOST) stands for: a comma-separated list of
- * addresses or host names, taken as they are, and `@name` entries, each standing for this machine's own address
- * among those `name` resolves to. In a container, `@gateway-edge` (a network alias that only the edge network
- * knows) is the container's address on that network, so the port answers there and on no other network.
+ * addresses or host names, taken as they are, and `@` entries: `@10.231.1.0/24` is this machine's own address in
+ * that subnet, `@name` its own address among those `name` resolves to. In a container, `@<the edge network's
+ * subnet>` is the container's address on that network, so the port answers there and on no other network.
+ * (A network alias would do under compose, but Swarm puts a task in its service's DNS only once it is healthy,
+ * after the listener had to open.)
  */
 export async function resolveListenHosts(setting: string, waitMs = OWN_ADDRESS_WAIT_MS): Promise<string[]> {
   const entries = setting.split(',').map((entry) => entry.trim()).filter(Boolean)
@@ -22,10 +25,27 @@ export async function resolveListenHosts(setting: string, waitMs = OWN_ADDRESS_W
   return [...new Set(hosts)]
 }
 
+function ownAddresses(): Array<{ address: string; family: string }> {
+  return Object.values(networkInterfaces()).flatMap((list) => list ?? [])
+}
+
+/** `@10.231.1.0/24`: this machine's address in that subnet (the address of its interface on that network). */
+function ownAddressIn(cidr: string): string {
+  const [base = '', bits = ''] = cidr.split('/')
+  const family = isIP(base)
+  if (family === 0 || !/^[0-9]{1,3}$/.test(bits)) throw new ConfigError(`@${cidr} is not a subnet`)
+  const subnet = new BlockList()
+  subnet.addSubnet(base, Number(bits), family === 6 ? 'ipv6' : 'ipv4')
+  const found = ownAddresses().find((entry) => entry.family === (family === 6 ? 'IPv6' : 'IPv4') && subnet.check(entry.address, family === 6 ? 'ipv6' : 'ipv4'))
+  if (!found) throw new ConfigError(`@${cidr}: this machine has no address in that subnet`)
+  return found.address
+}
+
 async function ownAddressOf(name: string, waitMs: number): Promise<string> {
+  if (name.includes('/')) return ownAddressIn(name)
   const deadline = Date.now() + waitMs
   for (;;) {
-    const own = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address)))
+    const own = new Set(ownAddresses().map((entry) => entry.address))
     const resolved = await lookup(name, { all: true }).catch(() => [])
     const found = resolved.find((entry) => own.has(entry.address))
     if (found) return found.address

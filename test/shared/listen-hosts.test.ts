@@ -15,12 +15,15 @@ t.test('addresses are kept as they are; @name is the own address among those the
   const [own] = await resolveListenHosts('@localhost')
   t.ok(own === '127.0.0.1' || own === '::1', `@localhost is ${own}`)
   t.same(await resolveListenHosts('127.0.0.1,@127.0.0.1'), ['127.0.0.1'], 'one address once')
+  t.same(await resolveListenHosts('@127.0.0.0/8'), ['127.0.0.1'], '@subnet: the own address in it')
 })
 
 t.test('@name with no address of this machine is a configuration error once the wait is over', async (t) => {
-  // 192.0.2.1 (TEST-NET-1) resolves to itself and is no address of this machine.
-  await t.rejects(resolveListenHosts('@192.0.2.1', 0), new ConfigError('@192.0.2.1: none of its addresses (192.0.2.1) is this machine\'s'))
+  // 198.51.100.1 (TEST-NET-2) resolves to itself and is no address of this machine.
+  await t.rejects(resolveListenHosts('@198.51.100.1', 0), new ConfigError('@198.51.100.1: none of its addresses (198.51.100.1) is this machine\'s'))
   await t.rejects(resolveListenHosts(' , ', 0), ConfigError)
+  await t.rejects(resolveListenHosts('@198.51.100.0/24', 0), new ConfigError('@198.51.100.0/24: this machine has no address in that subnet'))
+  await t.rejects(resolveListenHosts('@10.0.0.0/x', 0), ConfigError)
 })
 
 function startStandIn(t: Test, host: string) {
@@ -63,8 +66,8 @@ t.test('a service on HOST=127.0.0.1,127.0.0.2 answers on both addresses and on n
 })
 
 t.test('a service whose @name is none of its addresses exits with code 2', async (t) => {
-  const standIn = startStandIn(t, '127.0.0.1,@192.0.2.1')
+  const standIn = startStandIn(t, '127.0.0.1,@198.51.100.1')
   standIn.listening.catch(() => {})
   t.equal(await standIn.exited, 2)
-  t.match(standIn.stderr(), 'stand-in: configuration error: @192.0.2.1')
+  t.match(standIn.stderr(), 'stand-in: configuration error: @198.51.100.1')
 })
