@@ -7,7 +7,8 @@
 //   3. `docker stack deploy`, timed until every task is healthy and nginx serves a page;
 //   4. load through nginx (at least LOAD_REQUESTS requests, CONCURRENCY at a time, on loopback) while
 //      `docker service update --env-add LOG_LEVEL=debug` rolls the gateways, then the renderers; then while
-//      a deploy with the second tag rolls both: every answer that is not 200 or a network error is a failure;
+//      a deploy with the second tag rolls both, and while a broken configuration (a secret file that is not
+//      there) is rolled back: every answer that is not 200, and every network error, is a failure;
 //   5. from a throwaway container on each network: which of lb:80, gateway:3000, gateway:3100, renderer:3001
 //      and redis:6379 answer.
 // Exit code 0 when no request failed and the reachability is as the README says. KEEP_STACK=1 leaves it running.
@@ -193,6 +194,16 @@ function run(command, args, env = process.env) {
   })
 }
 
+/** Resolves once the service has rolled back (its update failed); throws if the update went through. */
+async function waitRolledBack(service) {
+  for (;;) {
+    const state = docker(['service', 'inspect', `${STACK}_${service}`, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}'])
+    if (state === 'rollback_completed') return
+    if (state === 'completed') throw new Error(`${service}: the broken update went through`)
+    await pause(500)
+  }
+}
+
 async function waitUpdated(services, tag) {
   for (;;) {
     const states = services.map((service) => docker(['service', 'inspect', `${STACK}_${service}`, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}']))
@@ -305,6 +316,14 @@ results.push(
   }),
 )
 
+results.push(
+  await underLoad('a broken configuration, rolled back (RENDER_SECRET_FILE of a missing file: exit code 2)', paths, async () => {
+    // The update fails (its new task never becomes healthy), so the command's own exit code says nothing here.
+    await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'RENDER_SECRET_FILE=/run/secrets/missing', `${STACK}_gateway`]).catch(() => {})
+    await waitRolledBack('gateway')
+  }),
+)
+
 const table = reachability(TAG_B)
 console.log('\nReachability from a throwaway container on each network (every address of each name):')
 printTable(table)
@@ -317,3 +336,4 @@ if (wrongReach.length > 0) console.log(`  reachability not as documented: ${wron
 
 if (process.env.KEEP_STACK !== '1') await removeStack()
 process.exitCode = results.some((result) => result.failed > 0 || result.sent < LOAD_REQUESTS) || wrongReach.length > 0 ? 1 : 0
+log(process.exitCode === 0 ? 'passed' : 'FAILED')

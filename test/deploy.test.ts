@@ -180,12 +180,14 @@ t.test('both files give RENDER_SECRET and PURGE_SECRET as secret files, never as
   t.match(finalStage, /REQUIRE_RENDER_SECRET=true/, 'the image refuses to start without the secret')
 })
 
-t.test('the gateway binds each port to its address on the networks that should reach it, by an alias only that network knows', async (t) => {
-  for (const file of [composed, stack]) {
+t.test('the gateway binds each port to its address on the networks that should reach it, by their subnets', async (t) => {
+  for (const file of [composed, stack] as Array<typeof composed & { networks?: Record<string, { ipam?: { config?: Array<{ subnet?: string }> } }> }>) {
+    const subnet = (network: string) => file.networks?.[network]?.ipam?.config?.[0]?.subnet
     const gateway = file.services.gateway
-    t.equal(gateway?.environment?.HOST, '127.0.0.1,@gateway-edge,@gateway-internal')
-    t.equal(gateway?.environment?.INTERNAL_HOST, '@gateway-scrape')
-    t.same(gateway?.networks, { edge: { aliases: ['gateway-edge'] }, internal: { aliases: ['gateway-internal'] }, scrape: { aliases: ['gateway-scrape'] } })
+    t.equal(gateway?.environment?.HOST, `127.0.0.1,@${subnet('edge')},@${subnet('internal')}`, 'public port: loopback, edge, internal')
+    t.equal(gateway?.environment?.INTERNAL_HOST, `@${subnet('scrape')}`, 'internal listener: scrape only')
+    t.same(gateway?.networks, ['edge', 'internal', 'scrape'])
+    t.same(file.services.renderer?.networks, ['internal'], 'the renderer is on internal only')
   }
 })
 
