@@ -21,7 +21,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:26-trixie-slim
+# REQUIRE_RENDER_SECRET: a container without RENDER_SECRET (or RENDER_SECRET_FILE) exits with code 2.
 ENV NODE_ENV=production \
+    REQUIRE_RENDER_SECRET=true \
     LOG_FORMAT=json \
     HOST=0.0.0.0 \
     RENDERER_HOST=0.0.0.0

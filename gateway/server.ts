@@ -1,4 +1,4 @@
-import { runServer } from '../shared/run-server.ts'
+import { resolveListenHostsOrExit, runServer } from '../shared/run-server.ts'
 import { buildGateway } from './app.ts'
 import { loadGatewayConfig } from './config.ts'
 import { drainThenClose } from './plugins/app/drain.ts'
@@ -8,6 +8,9 @@ await runServer({
   loadConfig: loadGatewayConfig,
   build: buildGateway,
   upstreams: (config) => ({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((url) => url.href) }),
-  listenMore: async (app, config) => ({ internal: await app.internal.listen({ host: config.internalHost, port: config.internalPort }) }),
+  listenMore: async (app, config) => {
+    const [host = config.internalHost] = await resolveListenHostsOrExit('gateway', config.internalHost)
+    return { internal: await app.internal.listen({ host, port: config.internalPort }) }
+  },
   close: drainThenClose,
 })

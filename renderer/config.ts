@@ -1,4 +1,4 @@
-import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalSecret, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
+import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalWsUrl, readSecret, readString, readUrl } from '../shared/env.ts'
 import { RENDER_SECRET_MIN_LENGTH } from '../shared/render-signature.ts'
 
 export interface RendererConfig {
@@ -39,7 +39,7 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
     payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000),
     graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL'),
-    renderSecret: readOptionalSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH),
+    renderSecret: readSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH, 'REQUIRE_RENDER_SECRET'),
     renderSignatureMaxAgeMs: readInteger(env, 'RENDER_SIGNATURE_MAX_AGE_MS', 10_000, 1000, 300_000),
     renderReplayCheck: readBoolean(env, 'RENDER_REPLAY_CHECK', true),
     richTextMemoMaxBytes: readInteger(env, 'RICH_TEXT_MEMO_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -3,6 +3,8 @@
  * the only caller; a bad value stops the service at start with a message that
  * names the variable.
  */
+import { readFileSync } from 'node:fs'
+
 export type Env = Readonly<Record<string, string | undefined>>
 
 export class ConfigError extends Error {
@@ -24,10 +26,37 @@ export function readOptionalString(env: Env, name: string): string | undefined {
   return raw(env, name)
 }
 
-/** A secret, or undefined when unset; one too short to resist guessing stops the service. */
+/**
+ * A secret from NAME, or from the file named by NAME_FILE (a Docker or Swarm secret under /run/secrets; its
+ * content without the trailing line break), or undefined when neither is set. Both set, an unreadable file or
+ * a secret too short to resist guessing stops the service.
+ */
 export function readOptionalSecret(env: Env, name: string, minLength: number): string | undefined {
-  const value = raw(env, name)
+  const file = raw(env, `${name}_FILE`)
+  if (file !== undefined && raw(env, name) !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set: set one`)
+  const value = file === undefined ? raw(env, name) : readSecretFile(`${name}_FILE`, file)
   if (value !== undefined && value.length < minLength) throw new ConfigError(`${name} is too short: at least ${minLength} characters`)
+  return value
+}
+
+function readSecretFile(name: string, path: string): string | undefined {
+  let content: string
+  try {
+    content = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new ConfigError(`${name}="${path}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+  }
+  const value = content.replace(/\r?\n$/, '')
+  return value === '' ? undefined : value
+}
+
+/**
+ * A secret that must be set when `requiredBy` (a boolean variable, e.g. REQUIRE_RENDER_SECRET, which the image
+ * sets) is true; otherwise as readOptionalSecret.
+ */
+export function readSecret(env: Env, name: string, minLength: number, requiredBy: string): string | undefined {
+  const value = readOptionalSecret(env, name, minLength)
+  if (value === undefined && readBoolean(env, requiredBy, false)) throw new ConfigError(`${name} (or ${name}_FILE) is required: ${requiredBy} is set`)
   return value
 }
 

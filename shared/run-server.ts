@@ -1,7 +1,9 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { AddressInfo } from 'node:net'
 import { SHUTDOWN_DEADLINE_MS } from './constants.ts'
 import { ConfigError } from './env.ts'
+import { listenAlso, resolveListenHosts } from './listen-hosts.ts'
 
 /** Where a service's own listener opens: every service's configuration has it. */
 export interface ListenAddress {
@@ -52,10 +54,29 @@ export async function runServer<Config extends ListenAddress, App extends Fastif
   const config = loadConfigOrExit(server)
   const app = await server.build(config)
   closeOnExitReasons(app.log, () => (server.close ? server.close(app) : app.close()), server.deadlineMs ?? SHUTDOWN_DEADLINE_MS)
-  await app.listen({ host: config.host, port: config.port })
+  // HOST may name several addresses (shared/listen-hosts.ts): the app listens on the first, the others pass their requests on.
+  const [firstHost = config.host, ...moreHosts] = await resolveListenHostsOrExit(server.service, config.host)
+  const closeMore: Array<() => void> = []
+  if (moreHosts.length > 0) app.addHook('preClose', async () => closeMore.forEach((close) => close()))
+  await app.listen({ host: firstHost, port: config.port })
+  const { port } = app.server.address() as AddressInfo
+  for (const host of moreHosts) closeMore.push(await listenAlso(app.server, host, port))
   const otherListeners = await server.listenMore?.(app, config)
   // Its own address as bound (PORT=0 takes a port of the kernel's choosing): how a starter learns where it is.
   app.log.info({ url: app.listeningOrigin, ...server.upstreams?.(config), ...otherListeners }, `${server.service} listening`)
+}
+
+/** Listener addresses of a setting, or exit code 2 as for any configuration error (a `@name` that is none of this machine's). */
+export async function resolveListenHostsOrExit(service: string, setting: string): Promise<string[]> {
+  try {
+    return await resolveListenHosts(setting)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`${service}: configuration error: ${error.message}`)
+      process.exit(CONFIG_ERROR_EXIT_CODE)
+    }
+    throw error
+  }
 }
 
 function loadConfigOrExit<Config>(server: { service: string; loadConfig(): Config }): Config {

@@ -183,3 +183,70 @@ t.test('through nginx, sockets over its limits are refused while pages are still
     await page.body.dump()
   }
 })
+
+// Issue 33: the same site as a Swarm stack (docker-stack.yml), rolling without downtime; the counts, secrets and
+// network bindings in both files. scripts/test-containers.mjs runs the stack itself (npm run test:containers).
+interface DeployedService extends ComposeService {
+  environment?: Record<string, string>
+  networks?: Record<string, { aliases?: string[] } | null> | string[]
+  secrets?: string[]
+  ports?: Array<{ mode?: string } | string>
+  healthcheck?: { test?: string[]; interval?: string; start_period?: string }
+  deploy?: { replicas?: number; endpoint_mode?: string; update_config?: Record<string, unknown>; rollback_config?: Record<string, unknown> }
+}
+const stack = parse(readFileSync(join(ROOT, 'docker-stack.yml'), 'utf8'), { merge: true }) as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
+const composed = compose as unknown as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
+
+t.test('the renderer and gateway counts are in both files, not on the command line', async (t) => {
+  for (const file of [composed, stack]) {
+    t.equal(file.services.gateway?.deploy?.replicas, 2)
+    t.equal(file.services.renderer?.deploy?.replicas, 3)
+  }
+})
+
+t.test('the stack rolls gateways and renderers one at a time, the new task healthy first, and rolls back a failure', async (t) => {
+  for (const name of ['gateway', 'renderer']) {
+    const service = stack.services[name]
+    t.match(service?.deploy?.update_config, { parallelism: 1, order: 'start-first', failure_action: 'rollback' }, `${name} update_config`)
+    t.ok(service?.healthcheck?.test?.length, `${name}: the update waits on a health check`)
+    t.equal(service?.image, composed.services[name]?.image, `${name}: the image by the same tag as compose`)
+    t.match(service?.image, /:\$\{IMAGE_TAG/, 'a tag chosen at deploy')
+  }
+  // No IPVS on the test machines: names resolve to every task, and nginx's port is published on the node.
+  for (const name of Object.keys(stack.services)) t.equal(stack.services[name]?.deploy?.endpoint_mode, 'dnsrr', `${name}: dnsrr`)
+  t.match(stack.services.lb?.ports, [{ mode: 'host' }])
+})
+
+t.test('both files give RENDER_SECRET and PURGE_SECRET as secret files, never as a variable with an empty default', async (t) => {
+  for (const file of [composed, stack]) {
+    t.ok(file.secrets?.render_secret && file.secrets?.purge_secret, 'secrets declared')
+    t.same(file.services.gateway?.secrets, ['render_secret', 'purge_secret'])
+    t.same(file.services.renderer?.secrets, ['render_secret'])
+    t.equal(file.services.gateway?.environment?.RENDER_SECRET_FILE, '/run/secrets/render_secret')
+    t.equal(file.services.gateway?.environment?.PURGE_SECRET_FILE, '/run/secrets/purge_secret')
+    t.equal(file.services.renderer?.environment?.RENDER_SECRET_FILE, '/run/secrets/render_secret')
+    t.notOk('RENDER_SECRET' in (file.services.gateway?.environment ?? {}) || 'RENDER_SECRET' in (file.services.renderer?.environment ?? {}))
+  }
+  t.match(finalStage, /REQUIRE_RENDER_SECRET=true/, 'the image refuses to start without the secret')
+})
+
+t.test('the gateway binds each port to its address on the networks that should reach it, by their subnets', async (t) => {
+  for (const file of [composed, stack] as Array<typeof composed & { networks?: Record<string, { ipam?: { config?: Array<{ subnet?: string }> } }> }>) {
+    const subnet = (network: string) => file.networks?.[network]?.ipam?.config?.[0]?.subnet
+    const gateway = file.services.gateway
+    t.equal(gateway?.environment?.HOST, `127.0.0.1,@${subnet('edge')},@${subnet('internal')}`, 'public port: loopback, edge, internal')
+    t.equal(gateway?.environment?.INTERNAL_HOST, `@${subnet('scrape')}`, 'internal listener: scrape only')
+    t.same(gateway?.networks, ['edge', 'internal', 'scrape'])
+    t.same(file.services.renderer?.networks, ['internal'], 'the renderer is on internal only')
+  }
+})
+
+t.test('health checks are quick while starting: a start_period and an interval of seconds in both files', async (t) => {
+  for (const file of [composed, stack]) {
+    for (const name of ['gateway', 'renderer', 'redis', 'lb']) {
+      const check = file.services[name]?.healthcheck
+      t.ok(check?.start_period, `${name} start_period`)
+      t.ok(Number.parseInt(check?.interval ?? '99', 10) <= 3, `${name} interval ${check?.interval}`)
+    }
+  }
+})

@@ -22,7 +22,7 @@ await runServer({
   service: 'stand-in',
   loadConfig() {
     if (process.env.BAD_SETTING) throw new ConfigError(`BAD_SETTING="${process.env.BAD_SETTING}" is not a setting`)
-    return { host: '127.0.0.1', port: 0 }
+    return { host: process.env.HOST ?? '127.0.0.1', port: 0 }
   },
   build: async () => Fastify(loggingOptions({ service: 'stand-in', level: 'info', format: 'json' })),
   async close(app) {

@@ -1,0 +1,339 @@
+// npm run test:containers: the site on Docker Swarm, as docker-stack.yml runs it, under load while its
+// configuration and then its image change; then which network reaches which port. Needs root (or sudo) and
+// minutes: not part of `npm test`. Steps:
+//   1. Debian's docker.io, docker-compose and debootstrap (installed when missing), dockerd (started when not
+//      running), the base images (made by BASE_IMAGES_SCRIPT when missing: Docker Hub may be unreachable);
+//   2. the image under two tags (the second differs by a label), Swarm mode, the secrets' files;
+//   3. `docker stack deploy`, timed until every task is healthy and nginx serves a page;
+//   4. load through nginx (at least LOAD_REQUESTS requests, CONCURRENCY at a time, on loopback) while
+//      `docker service update --env-add LOG_LEVEL=debug` rolls the gateways, then the renderers; then while
+//      a deploy with the second tag rolls both, and while a broken configuration (a secret file that is not
+//      there) is rolled back: every answer that is not 200, and every network error, is a failure;
+//   5. from a throwaway container on each network: which of lb:80, gateway:3000, gateway:3100, renderer:3001
+//      and redis:6379 answer.
+// Exit code 0 when no request failed and the reachability is as the README says. KEEP_STACK=1 leaves it running.
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { setTimeout as pause } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { Pool } from 'undici'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const DOCKER = '/usr/bin/docker'
+const STACK = process.env.STACK_NAME ?? 'site'
+const LB_PORT = Number(process.env.LB_PORT ?? 3000)
+const LOAD_REQUESTS = Number(process.env.LOAD_REQUESTS ?? 5000)
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8)
+const BASE_IMAGES_SCRIPT = process.env.BASE_IMAGES_SCRIPT ?? join(ROOT, '../shared/containers/build-base-images-node26.sh')
+const TAG_A = 'containers-test-a'
+const TAG_B = 'containers-test-b'
+
+const log = (...parts) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...parts)
+
+function docker(args, options = {}) {
+  return execFileSync(DOCKER, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], ...options }).trim()
+}
+function dockerOk(args) {
+  return spawnSync(DOCKER, args, { stdio: 'ignore' }).status === 0
+}
+
+// 1. Tools, engine, base images.
+function ensureTools() {
+  const needed = [
+    { binary: DOCKER, pkg: 'docker.io' },
+    { binary: '/usr/bin/docker-compose', pkg: 'docker-compose' },
+    { binary: '/usr/sbin/debootstrap', pkg: 'debootstrap' },
+  ].filter(({ binary }) => !existsSync(binary))
+  if (needed.length === 0) return
+  const names = needed.map(({ pkg }) => pkg).join(' ')
+  log(`installing ${names} from Debian's packages`)
+  const sudo = process.getuid?.() === 0 ? '' : 'sudo '
+  execFileSync('sh', ['-c', `${sudo}apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo}apt-get install -y -qq ${names}`], { stdio: 'inherit' })
+}
+
+async function ensureEngine() {
+  if (dockerOk(['info'])) return
+  log('starting dockerd (log: /tmp/dockerd-containers-test.log)')
+  const { openSync } = await import('node:fs')
+  const out = openSync('/tmp/dockerd-containers-test.log', 'a')
+  spawn('/usr/sbin/dockerd', [], { detached: true, stdio: ['ignore', out, out] }).unref()
+  for (let tries = 0; !dockerOk(['info']); tries++) {
+    if (tries > 120) throw new Error('dockerd did not answer within 60 s: see /tmp/dockerd-containers-test.log')
+    await pause(500)
+  }
+}
+
+function ensureBaseImages() {
+  const missing = ['node:26-trixie-slim', 'redis:7-alpine', 'nginx:1.27-alpine'].filter((image) => !dockerOk(['image', 'inspect', image]))
+  if (missing.length === 0) return
+  if (!existsSync(BASE_IMAGES_SCRIPT)) throw new Error(`missing base images ${missing.join(', ')}, and no ${BASE_IMAGES_SCRIPT} to make them`)
+  const mirror = process.env.MIRROR ?? 'http://deb.debian.org/debian'
+  const work = process.env.WORK ?? '/tmp/base-images-work'
+  mkdirSync(work, { recursive: true })
+  log(`making the base images ${missing.join(', ')} (several minutes)`)
+  execFileSync('bash', [BASE_IMAGES_SCRIPT], { stdio: 'inherit', env: { ...process.env, PATH: `/usr/bin:${process.env.PATH}`, WORK: work, MIRROR: mirror } })
+}
+
+// 2. Images, Swarm, secrets.
+function buildImages() {
+  log(`building havenborg-website:${TAG_A}`)
+  docker(['build', '-q', '-t', `havenborg-website:${TAG_A}`, '.'])
+  // The same build with a label: another image ID, so a deploy with this tag replaces every task.
+  docker(['build', '-q', '--label', `containers-test=${Date.now()}`, '-t', `havenborg-website:${TAG_B}`, '.'])
+}
+
+function ensureSwarm() {
+  if (docker(['info', '--format', '{{.Swarm.LocalNodeState}}']) !== 'active') {
+    log('docker swarm init --advertise-addr 127.0.0.1')
+    docker(['swarm', 'init', '--advertise-addr', '127.0.0.1'])
+  }
+}
+
+function ensureSecretFiles() {
+  const dir = join(ROOT, 'deploy/secrets')
+  mkdirSync(dir, { recursive: true })
+  for (const name of ['render_secret', 'purge_secret']) {
+    const path = join(dir, name)
+    if (!existsSync(path)) writeFileSync(path, `${randomBytes(24).toString('hex')}\n`, { mode: 0o644 })
+  }
+}
+
+async function removeStack() {
+  if (!docker(['stack', 'ls', '--format', '{{.Name}}']).split('\n').includes(STACK)) return
+  log(`docker stack rm ${STACK}`)
+  docker(['stack', 'rm', STACK])
+  while (docker(['network', 'ls', '--filter', `label=com.docker.stack.namespace=${STACK}`, '-q']) !== '' || docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${STACK}`]) !== '') {
+    await pause(500)
+  }
+}
+
+// 3. Deploy and wait for health.
+const EXPECTED_TASKS = { lb: 1, gateway: 2, renderer: 3, redis: 1 }
+
+function deploy(tag) {
+  docker(['stack', 'deploy', '-c', 'docker-stack.yml', STACK], { env: { ...process.env, IMAGE_TAG: tag, LB_PORT: String(LB_PORT) } })
+}
+
+function healthyTasks() {
+  const lines = docker(['ps', '--filter', `label=com.docker.stack.namespace=${STACK}`, '--format', '{{.Label "com.docker.swarm.service.name"}} {{.Status}}'])
+  const counts = {}
+  for (const line of lines.split('\n').filter(Boolean)) {
+    const [service = '', ...status] = line.split(' ')
+    if (status.join(' ').includes('(healthy)')) counts[service.slice(STACK.length + 1)] = (counts[service.slice(STACK.length + 1)] ?? 0) + 1
+  }
+  return counts
+}
+
+async function waitHealthy(deadlineMs) {
+  const deadline = Date.now() + deadlineMs
+  for (;;) {
+    const counts = healthyTasks()
+    const allHealthy = Object.entries(EXPECTED_TASKS).every(([service, count]) => (counts[service] ?? 0) >= count)
+    if (allHealthy) {
+      const home = await fetch(`http://127.0.0.1:${LB_PORT}/`).catch(() => undefined)
+      if (home?.status === 200) return
+    }
+    if (Date.now() > deadline) throw new Error(`not healthy in time: ${JSON.stringify(counts)}`)
+    await pause(250)
+  }
+}
+
+// 4. Load while something changes.
+async function sitePaths() {
+  const sitemap = await (await fetch(`http://127.0.0.1:${LB_PORT}/sitemap.xml`)).text()
+  const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
+  return paths.length > 0 ? paths.slice(0, 40) : ['/']
+}
+
+/** Runs `change` while requests go on; they stop once it is done and at least LOAD_REQUESTS were sent. */
+async function underLoad(label, paths, change) {
+  const pool = new Pool(`http://127.0.0.1:${LB_PORT}`, { connections: CONCURRENCY, pipelining: 1 })
+  const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0 }
+  let changing = true
+  const worker = async () => {
+    while (changing || tally.sent < LOAD_REQUESTS) {
+      if (tally.sent >= LOAD_REQUESTS * 40) break // bounded, whatever the change takes
+      const path = paths[tally.sent % paths.length] ?? '/'
+      tally.sent++
+      const started = performance.now()
+      try {
+        const response = await pool.request({ path, method: 'GET', headersTimeout: 30_000, bodyTimeout: 30_000 })
+        await response.body.dump()
+        if (response.statusCode === 200) tally.ok++
+        else {
+          tally.failed++
+          tally.statuses[response.statusCode] = (tally.statuses[response.statusCode] ?? 0) + 1
+        }
+      } catch (error) {
+        tally.failed++
+        tally.errors[error.code ?? error.message] = (tally.errors[error.code ?? error.message] ?? 0) + 1
+      }
+      tally.slowest = Math.max(tally.slowest, performance.now() - started)
+    }
+  }
+  const workers = Array.from({ length: CONCURRENCY }, worker)
+  const started = Date.now()
+  try {
+    await change()
+  } finally {
+    changing = false
+  }
+  log(`${label}: the change took ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  await Promise.all(workers)
+  await pool.close()
+  log(`${label}: ${tally.failed} failed of ${tally.sent} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, slowest ${Math.round(tally.slowest)} ms)`)
+  return { label, ...tally }
+}
+
+function run(command, args, env = process.env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] })
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))))
+  })
+}
+
+/** Resolves once the service has rolled back (its update failed); throws if the update went through. */
+async function waitRolledBack(service) {
+  for (;;) {
+    const state = docker(['service', 'inspect', `${STACK}_${service}`, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}'])
+    if (state === 'rollback_completed') return
+    if (state === 'completed') throw new Error(`${service}: the broken update went through`)
+    await pause(500)
+  }
+}
+
+async function waitUpdated(services, tag) {
+  for (;;) {
+    const states = services.map((service) => docker(['service', 'inspect', `${STACK}_${service}`, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}']))
+    if (states.some((state) => state.startsWith('rollback') || state === 'paused')) throw new Error(`update failed: ${states.join(', ')}`)
+    const images = docker(['ps', '--filter', `label=com.docker.stack.namespace=${STACK}`, '--format', '{{.Image}} {{.Status}}'])
+      .split('\n')
+      .filter((line) => line.startsWith('havenborg-website:'))
+    const done = states.every((state) => state === 'completed') && images.every((line) => line.startsWith(`havenborg-website:${tag} `) && line.includes('(healthy)'))
+    if (done) return
+    await pause(500)
+  }
+}
+
+// 5. Who reaches what.
+const TARGETS = [
+  { name: 'lb', port: 80, path: '/nginx-health' },
+  { name: 'gateway', port: 3000, path: '/healthz' },
+  { name: 'gateway', port: 3100, path: '/readyz' },
+  { name: 'renderer', port: 3001, path: '/healthz' },
+  { name: 'redis', port: 6379 },
+]
+const EXPECTED_REACH = {
+  edge: ['lb:80', 'gateway:3000'],
+  internal: ['gateway:3000', 'renderer:3001', 'redis:6379'],
+  scrape: ['gateway:3100'],
+}
+
+// Runs inside the throwaway container: every address of each name, a TCP connect and (for HTTP) a GET.
+const PROBE = `
+const dns = require('node:dns/promises'), net = require('node:net')
+const targets = ${JSON.stringify(TARGETS)}
+const connect = (host, port) => new Promise((resolve) => {
+  const socket = net.connect({ host, port, timeout: 2000 })
+  socket.once('connect', () => { socket.destroy(); resolve('open') })
+  socket.once('timeout', () => { socket.destroy(); resolve('timeout') })
+  socket.once('error', (error) => resolve(error.code))
+})
+;(async () => {
+  const out = {}
+  for (const { name, port, path } of targets) {
+    const addresses = await dns.lookup(name, { all: true, family: 4 }).catch(() => [])
+    if (addresses.length === 0) { out[name + ':' + port] = 'no such name'; continue }
+    const results = []
+    for (const { address } of addresses) {
+      let result = await connect(address, port)
+      if (result === 'open' && path) result = await fetch('http://' + address + ':' + port + path, { signal: AbortSignal.timeout(3000) }).then((r) => 'HTTP ' + r.status, (e) => e.cause?.code ?? e.name)
+      results.push(result)
+    }
+    out[name + ':' + port] = [...new Set(results)].join('/') + ' (' + addresses.length + ' addr)'
+  }
+  console.log(JSON.stringify(out))
+})()`
+
+function reachability(tag) {
+  const table = {}
+  for (const network of Object.keys(EXPECTED_REACH)) {
+    const output = docker(['run', '--rm', '--network', `${STACK}_${network}`, '--entrypoint', 'node', `havenborg-website:${tag}`, '-e', PROBE])
+    table[network] = JSON.parse(output.split('\n').at(-1) ?? '{}')
+  }
+  return table
+}
+
+function checkReach(table) {
+  const wrong = []
+  for (const [network, row] of Object.entries(table)) {
+    for (const [target, result] of Object.entries(row)) {
+      const answers = /^HTTP |^open/.test(result)
+      const expected = EXPECTED_REACH[network]?.includes(target) ?? false
+      if (answers !== expected) wrong.push(`${network} → ${target}: ${result}`)
+    }
+  }
+  return wrong
+}
+
+function printTable(table) {
+  const columns = TARGETS.map(({ name, port }) => `${name}:${port}`)
+  console.log(['network', ...columns].join(' | '))
+  for (const [network, row] of Object.entries(table)) console.log([network, ...columns.map((column) => row[column] ?? '')].join(' | '))
+}
+
+// The run.
+ensureTools()
+await ensureEngine()
+ensureBaseImages()
+ensureSwarm()
+ensureSecretFiles()
+buildImages()
+await removeStack()
+
+log(`docker stack deploy -c docker-stack.yml ${STACK} (image ${TAG_A})`)
+const deployedAt = Date.now()
+deploy(TAG_A)
+await waitHealthy(180_000)
+const healthySeconds = (Date.now() - deployedAt) / 1000
+log(`all ${Object.values(EXPECTED_TASKS).reduce((a, b) => a + b)} tasks healthy and a page served ${healthySeconds.toFixed(1)} s after stack deploy`)
+
+const paths = await sitePaths()
+const results = []
+results.push(
+  await underLoad('configuration change (LOG_LEVEL=debug on gateways, then renderers)', paths, async () => {
+    await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'LOG_LEVEL=debug', `${STACK}_gateway`])
+    await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'LOG_LEVEL=debug', `${STACK}_renderer`])
+    await waitUpdated(['gateway', 'renderer'], TAG_A)
+  }),
+)
+results.push(
+  await underLoad(`image change (stack deploy with ${TAG_B})`, paths, async () => {
+    deploy(TAG_B)
+    await waitUpdated(['gateway', 'renderer'], TAG_B)
+  }),
+)
+
+results.push(
+  await underLoad('a broken configuration, rolled back (RENDER_SECRET_FILE of a missing file: exit code 2)', paths, async () => {
+    // The update fails (its new task never becomes healthy), so the command's own exit code says nothing here.
+    await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'RENDER_SECRET_FILE=/run/secrets/missing', `${STACK}_gateway`]).catch(() => {})
+    await waitRolledBack('gateway')
+  }),
+)
+
+const table = reachability(TAG_B)
+console.log('\nReachability from a throwaway container on each network (every address of each name):')
+printTable(table)
+const wrongReach = checkReach(table)
+
+console.log('\nSummary')
+console.log(`  stack deploy to all healthy: ${healthySeconds.toFixed(1)} s`)
+for (const result of results) console.log(`  ${result.label}: ${result.failed} failed of ${result.sent}`)
+if (wrongReach.length > 0) console.log(`  reachability not as documented: ${wrongReach.join('; ')}`)
+
+if (process.env.KEEP_STACK !== '1') await removeStack()
+process.exitCode = results.some((result) => result.failed > 0 || result.sent < LOAD_REQUESTS) || wrongReach.length > 0 ? 1 : 0
+log(process.exitCode === 0 ? 'passed' : 'FAILED')
