@@ -1,7 +1,8 @@
 import { ARTICLES_PER_PAGE, invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
-import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, parsePageParam } from '../../shared/routes.ts'
+import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, type ScreenName, parsePageParam } from '../../shared/routes.ts'
+import { CHANNELS } from '../../shared/sections.ts'
 import { mergeTags } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
 import type { UpstreamAnswer } from '../craft/client.ts'
@@ -69,7 +70,18 @@ interface ErrorWithStatus {
 }
 
 /** Assembles the payload of a path from its route's loaders, through the content service's cache. */
+/** The section whose entries a slug route shows, by its screen: the sitemap lists their slugs. */
+const SLUG_SECTIONS: Partial<Record<ScreenName, string>> = {
+  job: CHANNELS.jobs.section,
+  article: CHANNELS.topical.section,
+  service: CHANNELS.services.section,
+  insurance: CHANNELS.insurances.section,
+}
+
 export class PayloadBuilder {
+  /** The slugs of each section in a cached sitemap answer, read once per answer. */
+  private readonly listedSlugs = new WeakMap<object, Map<string, Set<string>>>()
+
   constructor(
     readonly routes: RouteTable,
     private readonly content: ContentService,
@@ -95,8 +107,42 @@ export class PayloadBuilder {
       const entryLoader = route.loaders.find((loader) => loader.requiresEntry)
       const cached = entryLoader && this.content.freshNamed(entryLoader.operation, entryLoader.variables({ site: this.routes.product, params, page }), request.context)
       if (cached?.body.data && cached.body.errors === undefined && cached.body.data.entry === null) return notFoundMessage(request.fullPath)
+      if (cached === undefined && this.unlisted(route.screen, params.slug, request.context)) return notFoundMessage(request.fullPath)
     }
     return undefined
+  }
+
+  /**
+   * Whether the live sitemap, fresh in the cache, lists no entry of the
+   * route's section with this slug: then there is no live page to ask the
+   * CMS for. A publish purges the sitemap with its section, so a new entry
+   * is never refused for long. Without a fresh sitemap the slug is asked
+   * for, and the sitemap is asked for beside it (one call per key and
+   * TTL, shared), so that the next unknown slugs cost nothing.
+   */
+  private unlisted(screen: ScreenName, slug: string, context: RunContext): boolean {
+    const section = SLUG_SECTIONS[screen]
+    if (section === undefined || context.preview) return false
+    const variables = { site: this.routes.product }
+    const answer = this.content.freshNamed('Sitemap', variables, context)
+    if (!answer) {
+      this.content.runNamed('Sitemap', variables, context).catch(() => undefined)
+      return false
+    }
+    const entries = answer.body.errors === undefined ? answer.body.data?.entries : undefined
+    if (!Array.isArray(entries)) return false
+    let bySection = this.listedSlugs.get(answer.body)
+    if (!bySection) {
+      bySection = new Map()
+      for (const entry of entries as { sectionHandle?: unknown; slug?: unknown }[]) {
+        if (typeof entry.sectionHandle !== 'string' || typeof entry.slug !== 'string') continue
+        const slugs = bySection.get(entry.sectionHandle) ?? new Set<string>()
+        slugs.add(entry.slug)
+        bySection.set(entry.sectionHandle, slugs)
+      }
+      this.listedSlugs.set(answer.body, bySection)
+    }
+    return !(bySection.get(section)?.has(slug) ?? false)
   }
 
   /** The last page of the articles by the count in any cached page of the list (its first, usually); Infinity while none is cached. */

@@ -50,6 +50,16 @@ async function all(target: System, paths: string[], connections = 8): Promise<{ 
   return answers
 }
 
+async function purgeSections(sections: string[]): Promise<void> {
+  const response = await request(`${system.url}/api/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-purge-secret': 'cache-keys-secret' },
+    body: JSON.stringify({ sections }),
+  })
+  await response.body.dump()
+  if (response.statusCode !== 200) throw new Error(`purge: ${response.statusCode}`)
+}
+
 const payloadOf = (html: string): Record<string, unknown> => JSON.parse(/<script type="application\/json" id="__PAYLOAD__">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? 'null') as Record<string, unknown>
 
 t.test('an address is its path in one encoding and the query parameters its route reads', async (t) => {
@@ -100,6 +110,8 @@ t.test('the fast path finds the page of an address with unknown parameters', asy
 })
 
 t.test('404s of unknown paths cost one render and at most the two layout queries, however many come', async (t) => {
+  // Unknown slugs are decided by the cached sitemap (its own test is below).
+  t.equal((await get(system, '/sitemap.xml')).status, 200)
   const callsBefore = upstream.calls.length
   const rendersBefore = await renders(system)
   const kinds = [
@@ -152,17 +164,24 @@ t.test('the stored 404 page and its notFound answer go with a purge of their sec
   t.same(upstream.calls.slice(callsBefore).map((call) => call.operationName), ['NotFound'], 'with the notFound entry asked for again')
 })
 
-t.test('a slug the CMS does not know: one call for the slug, and the stored 404 page', async (t) => {
+t.test('a slug the CMS does not know: one call for the slug and the sitemap beside it, then unknown slugs cost nothing', async (t) => {
   await get(system, '/bestaat-niet')
+  await purgeSections(['topical', 'jobs', 'insurances', 'services'])
   const callsBefore = upstream.calls.length
   const rendersBefore = await renders(system)
   const first = await get(system, '/topical/bestaat-niet-als-artikel')
   t.equal(first.status, 404)
-  t.equal(upstream.calls.length - callsBefore, 1, 'the article query')
-  const again = await get(system, '/topical/bestaat-niet-als-artikel')
-  t.equal(again.status, 404)
-  t.equal(upstream.calls.length - callsBefore, 1, 'its empty answer is cached')
-  t.equal(await renders(system), rendersBefore, 'no render of its own')
+  // The sitemap asked beside it: once it is in, it answers for the next slugs.
+  t.equal((await get(system, '/sitemap.xml')).status, 200)
+  t.same(upstream.calls.slice(callsBefore).map((call) => call.operationName).sort(), ['ArticleBySlug', 'Sitemap'], 'the article query and the sitemap, once')
+  const calls = upstream.calls.length
+  const others = await all(system, Array.from({ length: 40 }, (_, i) => [`/actueel/nog-een-${i}`, `/werken-bij/geen-vacature-${i}`, `/onze-verzekeringen/geen-${i}`, `/services/geen-${i}`][i % 4] as string))
+  t.same(new Set(others.map((answer) => answer.status)), new Set([404]), 'each a 404')
+  t.equal(upstream.calls.length, calls, 'not one CMS call for 40 unknown slugs of four sections')
+  t.equal(await renders(system), rendersBefore, 'no render of their own')
+  for (const path of ['/actueel/premies-2027-uitgelegd', '/werken-bij/adviseur-particuliere-verzekeringen', '/onze-verzekeringen/reisverzekering', '/services/schade-melden']) {
+    t.equal((await get(system, path)).status, 200, `${path}, listed, is the page`)
+  }
 })
 
 t.test('a redirect is all a redirected path costs: no render after it', async (t) => {
@@ -219,7 +238,7 @@ t.test('the sitemap segment: no other key evicts its pages', async (t) => {
 })
 
 t.test('after a flood of unknown parameters and paths, with the renderer stopped, every sitemap page still answers', async (t) => {
-  const small = await startSystem({ PAGE_CACHE_MAX_ENTRIES: '50' })
+  const small = await startSystem({ PAGE_CACHE_MAX_ENTRIES: '64' })
   t.teardown(() => small.close())
   const sitemap = (await get(small, '/sitemap.xml')).body
   const pages = [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+([^<]*)<\/loc>/g)].map((match) => match[1] || '/')
@@ -232,7 +251,7 @@ t.test('after a flood of unknown parameters and paths, with the renderer stopped
     return route.fixedSlug && slugRoute ? [(slugRoute.paths[0] as string).replace(':slug', route.fixedSlug)] : []
   })
   const aliases = [...routes.staticPaths().filter((path) => !routes.isCanonical(path)), ...bySlugRoute]
-  t.ok(pages.length + 1 + aliases.length > 50, `${aliases.length} pages outside the sitemap: with the sitemap's and the 404 page, more than PAGE_CACHE_MAX_ENTRIES`)
+  t.ok(pages.length + 1 + aliases.length > 64, `${aliases.length} pages outside the sitemap: with the sitemap's and the 404 page, more than PAGE_CACHE_MAX_ENTRIES (64)`)
   const flood = Array.from({ length: 2100 }, (_, i) =>
     i % 3 === 0 ? `/?a=${i}` : i % 3 === 1 ? `/over-ons?utm_source=${i}` : i % 7 === 2 ? `/bestaat-niet-${i}` : `${aliases[Math.floor(i / 3) % aliases.length]}?n=${i}`,
   )
