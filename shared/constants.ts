@@ -27,6 +27,8 @@ export const PREVIEW_TOKEN_QUERY_PARAM = 'token'
 export const CRAFT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/
 export const TOKEN_STORAGE_KEY = 'apollo:default.token'
 export const TOKEN_COOKIE_NAME = 'craft_token'
+/** The page of what to do after damage: the damage action on every page links there, beside the 24/7 number. */
+export const DAMAGE_PAGE_PATH = '/onze-dienstverlening/schade-melden'
 export const TOKEN_COOKIE_MAX_AGE_SECONDS = 604_800
 /** Where the preview bar's button posts to end a preview: the token cookie cleared, back to the live page (`terug`). */
 export const PREVIEW_END_PATH = '/voorbeeld/sluiten'

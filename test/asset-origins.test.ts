@@ -75,8 +75,11 @@ t.test('a real Craft: img-src has the origin of CRAFT_API_URL and each ASSET_ORI
     }
   }
   t.equal(imgSrcOf((await get(plain.url, '/')).headers), `'self' data: ${craft}`, 'without ASSET_ORIGINS: Craft\'s origin alone')
+  // Both from their page caches (the article is stored on each after one request; an unknown parameter is no part of its key).
+  await get(plain.url, ARTICLE)
   const article = await get(system.url, `${ARTICLE}?ander=1`)
   const control = await get(plain.url, `${ARTICLE}?ander=1`)
+  t.equal(article.headers['x-cache'], control.headers['x-cache'], 'both stored pages')
   t.equal(withoutImgSrc(article.headers), withoutImgSrc(control.headers), 'the rest of the policy is as it was')
 
   // The stand-in serves its volume on its own host, as Craft does; the gateway does not serve it then.

@@ -58,7 +58,7 @@ t.test('the shell reaches the visitor before the slow part of the page exists', 
     received += (value as Buffer).toString('utf8')
   }
   t.match(received, /data-loaded="true"/, 'the latest news streamed in afterwards')
-  t.match(received, /href="\/topical\/[a-z0-9-]+"/, 'with links to articles')
+  t.match(received, /href="\/actueel\/[a-z0-9-]+"/, 'with links to articles at their Dutch addresses')
   t.match(received, /<\/html>$/, 'and the document completes')
 })
 

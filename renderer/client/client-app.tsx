@@ -11,7 +11,6 @@ import type { DeferredData } from '../screens/types.ts'
 import type { BuildWatcher } from './build-watcher.ts'
 import { LoadingIndicator } from './loading-indicator.ts'
 import type { PayloadLoader } from './payload-loader.ts'
-import { subscribeToChanges } from './live-updates.ts'
 import { guardedFullLoad } from './reload-guard.ts'
 import { RENDER_FAILED_MESSAGE, RenderErrorBoundary } from './render-error-boundary.tsx'
 import { ScrollPositions } from './scroll-positions.ts'
@@ -172,16 +171,26 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
   const token = live?.token()
   useEffect(() => {
     if (!live || !token) return
-    return subscribeToChanges(live.url, token, () => {
-      const { pathname, search } = window.location
-      loader.refresh(pathname, search).then(
-        (payload) => {
-          if (`${pathname}${search}` !== current.current.key) return
-          setView({ ...current.current, payload, deferred: null, refreshed: true })
-        },
-        (error: unknown) => console.warn('[live] could not reload the page data', error),
-      )
-    })
+    // Only a preview subscribes: its code (and graphql-ws behind it) is no part of a visitor's first load.
+    let stop: (() => void) | undefined
+    let cancelled = false
+    import('./live-updates.ts').then(({ subscribeToChanges }) => {
+      if (cancelled) return
+      stop = subscribeToChanges(live.url, token, () => {
+        const { pathname, search } = window.location
+        loader.refresh(pathname, search).then(
+          (payload) => {
+            if (`${pathname}${search}` !== current.current.key) return
+            setView({ ...current.current, payload, deferred: null, refreshed: true })
+          },
+          (error: unknown) => console.warn('[live] could not reload the page data', error),
+        )
+      })
+    }, (error: unknown) => console.warn('[live] could not load the live updates', error))
+    return () => {
+      cancelled = true
+      stop?.()
+    }
   }, [live?.url, token, loader])
 
   // Before any link acts on a click, react-router's <Link> included (it leaves a click whose default is prevented): a

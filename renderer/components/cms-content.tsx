@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import { contactParts, phoneText } from '../../shared/contact-links.ts'
 import { SiteLink } from './site-context.tsx'
 
@@ -19,11 +19,9 @@ export function RichText({ html, className }: { html: string | null | undefined;
  * over lines) and e-mail addresses (mailto:) as links.
  */
 export function LinkedText({ text }: { text: string }) {
-  const parts = contactParts(text)
-  if (parts.length === 1 && typeof parts[0] === 'string') return text
-  return parts.map((part, index) =>
+  return contactParts(text).map((part, index) =>
     typeof part === 'string' ? (
-      <Fragment key={index}>{part}</Fragment>
+      part
     ) : (
       <a key={index} href={part.href}>
         {part.kind === 'tel' ? phoneText(part.text) : part.text}

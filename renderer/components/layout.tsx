@@ -1,11 +1,34 @@
-import { type ReactNode, useEffect, useState } from 'react'
-import { MENU_OPEN_CLASS } from '../../shared/constants.ts'
+import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react'
+import { DAMAGE_PAGE_PATH, MENU_OPEN_CLASS } from '../../shared/constants.ts'
+import { phoneText, telHref } from '../../shared/contact-links.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-context.tsx'
 
-function Header({ site, menuOpen, onToggle }: { site: SiteSettings | null; menuOpen: boolean; onToggle: () => void }) {
+/**
+ * What a visitor with damage needs, within reach on every page while
+ * scrolling: the 24/7 damage number to tap and the page on what to do. A bar
+ * at the bottom on a phone (where a thumb is), a strip under the header on a
+ * wider screen (styles.css); both in the page's HTML, so nothing shifts.
+ */
+function DamageAction({ site }: { site: SiteSettings | null }) {
+  if (!site?.damagePhone) return null
+  return (
+    <aside className="damage-action" aria-label="Schade melden">
+      <div className="container damage-action__inner">
+        <a className="damage-action__call" href={telHref(site.damagePhone)}>
+          <span className="damage-action__label">Schade? </span>Bel<span className="damage-action__label"> 24/7</span> {phoneText(site.damagePhone)}
+        </a>
+        <SiteLink className="damage-action__page" href={DAMAGE_PAGE_PATH}>
+          Schade melden
+        </SiteLink>
+      </div>
+    </aside>
+  )
+}
+
+function Header({ site, menuOpen, onToggle, menuButton }: { site: SiteSettings | null; menuOpen: boolean; onToggle: () => void; menuButton: RefObject<HTMLButtonElement | null> }) {
   const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
   return (
     <header className="site-header">
@@ -20,6 +43,7 @@ function Header({ site, menuOpen, onToggle }: { site: SiteSettings | null; menuO
           aria-expanded={menuOpen}
           aria-controls="hoofdmenu"
           onClick={onToggle}
+          ref={menuButton}
         >
           {menuOpen ? 'Sluiten' : 'Menu'}
         </button>
@@ -30,6 +54,12 @@ function Header({ site, menuOpen, onToggle }: { site: SiteSettings | null; menuO
                 <SiteNavLink href={link.url}>{link.label}</SiteNavLink>
               </li>
             ))}
+            {site?.damagePhone ? (
+              <li className="site-nav__damage">
+                <SiteLink href={DAMAGE_PAGE_PATH}>Schade melden</SiteLink>
+                <a href={telHref(site.damagePhone)}>Schade 24/7: {phoneText(site.damagePhone)}</a>
+              </li>
+            ) : null}
           </ul>
         </nav>
       </div>
@@ -84,15 +114,28 @@ function Footer({ site }: { site: SiteSettings | null }) {
 export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
   const site = useSite()
   const [menuOpen, setMenuOpen] = useState(false)
+  const menuButton = useRef<HTMLButtonElement>(null)
   useEffect(() => setMenuOpen(false), [currentPath])
+
   const classes = ['app', menuOpen ? MENU_OPEN_CLASS : '', error ? 'app--error' : ''].filter(Boolean).join(' ')
   return (
-    <div id="app" className={classes}>
+    <div
+      id="app"
+      className={classes}
+      // Escape closes the open menu and gives the focus back to its button.
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && menuOpen) {
+          setMenuOpen(false)
+          menuButton.current?.focus()
+        }
+      }}
+    >
       <a className="skip-link" href="#inhoud">
         Naar de inhoud
       </a>
       <LoadingBar error={error} />
-      <Header site={site} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} />
+      <Header site={site} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} menuButton={menuButton} />
+      <DamageAction site={site} />
       <main id="inhoud" className="main" tabIndex={-1}>
         {children}
       </main>

@@ -74,7 +74,7 @@ t.test('back and forward return to where the visitor left each page, also after 
   await scrollTo(page, 214)
   // An article link on screen at 214 px, so the click itself does not scroll.
   const href = await page.evaluate(() => {
-    const links = [...document.querySelectorAll<HTMLAnchorElement>('main a[href^="/topical/"]')]
+    const links = [...document.querySelectorAll<HTMLAnchorElement>('main a[href^="/actueel/"]')]
     return links.find((a) => a.getBoundingClientRect().top > 0 && a.getBoundingClientRect().bottom < window.innerHeight)?.getAttribute('href')
   })
   if (!href) throw new Error('no article link on screen')

@@ -36,7 +36,7 @@ t.test('with JavaScript off links are plain links and the menu stays reachable',
   await Promise.all([page.waitForURL('**/werken-bij'), page.click('#hoofdmenu a[href="/werken-bij"]')])
   t.equal(await page.textContent('main h1'), titleOf(store, `${P}JobsOverview`))
   const job = slugsOf(store, 'jobs')[0]
-  await Promise.all([page.waitForURL(`**/jobs/${job}`), page.click(`a[href="/jobs/${job}"]`)])
+  await Promise.all([page.waitForURL(`**/werken-bij/${job}`), page.click(`a[href="/werken-bij/${job}"]`)])
   t.equal(await page.textContent('main h1'), titleOf(store, 'jobs', job))
   await page.context().close()
 })

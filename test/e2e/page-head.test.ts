@@ -129,7 +129,7 @@ t.test('after each client navigation the head equals what the server renders for
   }
 
   await expectHeadOf('/actueel', 'the news overview', () => page.click('nav a[href="/actueel"]'))
-  const articleHref = await page.getAttribute('main a[href^="/topical/"]', 'href')
+  const articleHref = await page.getAttribute('main a[href^="/actueel/"]', 'href')
   if (!articleHref) throw new Error('no article on /actueel')
   const articleTags = await expectHeadOf(articleHref, 'an article', () => page.click(`main a[href="${articleHref}"]`))
   t.ok(articleTags.meta.includes('og:type=article') && articleTags.jsonLd.some((item) => item.includes('"NewsArticle"')), 'the article is an og:type article with a NewsArticle')
