@@ -18,7 +18,9 @@ function DamageAction({ site }: { site: SiteSettings | null }) {
     <aside className="damage-action" aria-label="Schade melden">
       <div className="container damage-action__inner">
         <a className="damage-action__call" href={telHref(site.damagePhone)}>
-          <span className="damage-action__label">Schade? </span>Bel<span className="damage-action__label"> 24/7</span> {phoneText(site.damagePhone)}
+          {/* Non-breaking spaces: a number's link text never breaks (html-validate's tel-non-breaking). */}
+          <span className="damage-action__label">{'Schade?\u00a0'}</span>Bel<span className="damage-action__label">{'\u00a024/7'}</span>
+          {`\u00a0${phoneText(site.damagePhone)}`}
         </a>
         <SiteLink className="damage-action__page" href={DAMAGE_PAGE_PATH}>
           Schade melden
@@ -57,7 +59,7 @@ function Header({ site, menuOpen, onToggle, menuButton }: { site: SiteSettings |
             {site?.damagePhone ? (
               <li className="site-nav__damage">
                 <SiteLink href={DAMAGE_PAGE_PATH}>Schade melden</SiteLink>
-                <a href={telHref(site.damagePhone)}>Schade 24/7: {phoneText(site.damagePhone)}</a>
+                <a href={telHref(site.damagePhone)}>{`Schade\u00a024/7:\u00a0${phoneText(site.damagePhone)}`}</a>
               </li>
             ) : null}
           </ul>

@@ -28,7 +28,7 @@ export function InsuranceScreen({ payload }: ScreenProps) {
             {site ? (
               <li>
                 <a className="button" href={telHref(site.phone)}>
-                  Bel {phoneText(site.phone)}
+                  {`Bel\u00a0${phoneText(site.phone)}`}
                 </a>
               </li>
             ) : null}

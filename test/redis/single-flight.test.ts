@@ -34,8 +34,11 @@ function watchLocks(t: Test, system: System): { locked: string[]; waiting: strin
 
 t.test('concurrent misses spread over both gateways make one CMS call', async (t) => {
   const systems = [pair.a, pair.b]
-  // The site's settings in both gateways' memory first: the job is then the one thing to fetch.
-  for (const system of systems) await payload(system.url, '/over-ons')
+  // The site's settings and the sitemap (which decides unknown slugs) in both gateways' memory first: the job is then the one thing to fetch.
+  for (const system of systems) {
+    await payload(system.url, '/over-ons')
+    await (await request(`${system.url}/sitemap.xml`)).body.dump()
+  }
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
   pair.upstream.behave = (call) => (call.operationName === 'JobBySlug' ? { kind: 'hold', until: gate } : { kind: 'pass' })
