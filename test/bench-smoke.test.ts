@@ -128,7 +128,7 @@ t.test('npm run bench -- --profile writes CPU profiles and their self-time summa
     windows: {
       id: string
       requests: number
-      processes: Record<string, { busy_ticks: number; main_thread_us_per_request: number; top: { function: string; file: string; self_pct: number }[]; steps: { step: string; us_per_request: number }[] }>
+      processes: Record<string, { busy_ticks: number; main_thread_us_per_request: number; top: { function: string; file: string; line: number; self_pct: number }[]; steps: { step: string; us_per_request: number }[] }>
     }[]
   }
   t.same(
