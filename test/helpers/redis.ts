@@ -1,7 +1,8 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { Redis } from 'ioredis'
-import type { SharedTier, SharedTierEvents } from '../../gateway/cache/shared-tier.ts'
+import pino from 'pino'
+import { SharedTier, type SharedTierEvents } from '../../gateway/cache/shared-tier.ts'
 import { type FaultUpstream, startFaultUpstream } from './fault-upstream.ts'
 import { freePort, retryOnAddressInUse } from './ports.ts'
 import { type System, startSystem } from './system.ts'
@@ -197,4 +198,32 @@ export async function until(reached: () => boolean, describe: () => string): Pro
     if (giveUp.aborted) throw new Error(`never happened: ${describe()}`)
     await new Promise((resolve) => setImmediate(resolve))
   }
+}
+
+/**
+ * Two shared tiers on one Redis, as two gateways would have them, both up:
+ * the one that takes a key's lock and the one that waits on it. Closed in the
+ * test's teardown.
+ */
+export async function startTierPair(
+  t: { teardown(fn: () => unknown): void },
+  redis: RedisServer,
+  options: { lockMs: number; keyPrefix: string },
+): Promise<{ holder: SharedTier; waiter: SharedTier }> {
+  const tier = (name: string): SharedTier => {
+    const shared = new SharedTier({
+      url: new URL(redis.url),
+      commandTimeoutMs: 2000,
+      entryLifetimeMs: 60_000,
+      log: pino({ level: 'silent', name }),
+      onPurge: () => undefined,
+      ...options,
+    })
+    t.teardown(() => shared.close())
+    return shared
+  }
+  const holder = tier('holder')
+  const waiter = tier('waiter')
+  await Promise.all([tierState(holder, 'up'), tierState(waiter, 'up')])
+  return { holder, waiter }
 }

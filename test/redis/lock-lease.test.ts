@@ -1,8 +1,6 @@
-import pino from 'pino'
 import t from 'tap'
-import { SharedTier } from '../../gateway/cache/shared-tier.ts'
 import type { LoadedEntry } from '../../gateway/cache/query-cache.ts'
-import { bounded, nextEvent, startRedisServer, tierState, until } from '../helpers/redis.ts'
+import { bounded, nextEvent, startRedisServer, startTierPair, until } from '../helpers/redis.ts'
 
 /**
  * The lock of a key is a short lease that the gateway holding it renews while
@@ -13,23 +11,7 @@ const redis = await startRedisServer()
 t.teardown(() => redis.close())
 const PREFIX = 'lease-test:'
 
-function tier(name: string): SharedTier {
-  const shared = new SharedTier({
-    url: new URL(redis.url),
-    commandTimeoutMs: 2000,
-    lockMs: 60_000,
-    keyPrefix: PREFIX,
-    entryLifetimeMs: 60_000,
-    log: pino({ level: 'silent', name }),
-    onPurge: () => undefined,
-  })
-  t.teardown(() => shared.close())
-  return shared
-}
-
-const holder = tier('holder')
-const waiter = tier('waiter')
-await Promise.all([tierState(holder, 'up'), tierState(waiter, 'up')])
+const { holder, waiter } = await startTierPair(t, redis, { lockMs: 60_000, keyPrefix: PREFIX })
 
 const rules = { isFresh: () => true, accepts: () => true }
 const answer = (text: string): LoadedEntry => {

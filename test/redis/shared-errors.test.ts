@@ -1,8 +1,6 @@
-import pino from 'pino'
 import t from 'tap'
-import { SharedTier } from '../../gateway/cache/shared-tier.ts'
 import { UpstreamStatusError, isCodedUpstreamError } from '../../gateway/errors.ts'
-import { nextEvent, startRedisServer, tierState } from '../helpers/redis.ts'
+import { nextEvent, startRedisServer, startTierPair } from '../helpers/redis.ts'
 
 /**
  * A load that fails on the gateway holding the lock reaches the gateways
@@ -13,23 +11,7 @@ import { nextEvent, startRedisServer, tierState } from '../helpers/redis.ts'
 const redis = await startRedisServer()
 t.teardown(() => redis.close())
 
-function tier(name: string): SharedTier {
-  const shared = new SharedTier({
-    url: new URL(redis.url),
-    commandTimeoutMs: 2000,
-    lockMs: 10_000,
-    keyPrefix: 'errors-test',
-    entryLifetimeMs: 60_000,
-    log: pino({ level: 'silent', name }),
-    onPurge: () => undefined,
-  })
-  t.teardown(() => shared.close())
-  return shared
-}
-
-const holder = tier('holder')
-const waiter = tier('waiter')
-await Promise.all([tierState(holder, 'up'), tierState(waiter, 'up')])
+const { holder, waiter } = await startTierPair(t, redis, { lockMs: 10_000, keyPrefix: 'errors-test' })
 
 const neverFresh = { isFresh: () => false, accepts: () => true }
 
