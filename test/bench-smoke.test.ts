@@ -142,17 +142,22 @@ t.test('npm run bench -- --profile writes CPU profiles and their self-time summa
   )
   const fresh = summary.windows[0]?.processes.gateway
   t.ok(fresh && fresh.busy_ticks > 0 && fresh.main_thread_us_per_request > 0, 'ticks within the window, and CPU per request')
-  // The gateway's own code is mapped back from dist/gateway.js to its sources.
-  t.ok(fresh?.steps.some((step) => step.step.startsWith('payload assembly') && step.us_per_request > 0), 'the payload assembly of a fresh render found in the gateway')
+  // The render request is about half of a fresh render's gateway time: a smoke window's ticks always find it.
   t.ok(fresh?.steps.some((step) => step.step.startsWith('render request') && step.us_per_request > 0), 'the render request found in the gateway')
+  // The gateway's own code is mapped back from dist/gateway.js to its sources. Which of its small steps a smoke window's
+  // few hundred samples land in is chance (payload assembly is about 4% of them, and a CI run once had none there), so
+  // the check is that some frames are the gateway's sources, and that none is left in the bundle.
+  t.ok(fresh?.top.some((row) => row.file.startsWith('gateway/')), 'frames of the gateway mapped back to gateway/ sources')
   const renderer = summary.windows[2]?.processes.renderer
   t.ok(renderer?.steps.some((step) => step.step.startsWith('React render') && step.us_per_request > 0), "React's render found in the renderer")
   // esbuild's own helpers (the prelude before the bundle's first module) have no source to map to: the getters of its
   // CommonJS interop run on every call into React through react-router's namespace import. Every other busy frame is the
   // project's or a package's code, and must be mapped back to its source, so none stays in dist/.
   const preludeLines = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n').findIndex((line) => line.startsWith('// '))
-  const unmapped = renderer?.top.filter((row) => row.file.startsWith('dist/') && row.line > preludeLines(row.file)) ?? []
-  t.ok(renderer && unmapped.every((row) => row.self_pct < 2), `bundled frames mapped to their source files (left in dist/: ${JSON.stringify(unmapped)})`)
+  for (const [name, profiled] of [['gateway', fresh], ['renderer', renderer]] as const) {
+    const unmapped = profiled?.top.filter((row) => row.file.startsWith('dist/') && row.line > preludeLines(row.file)) ?? []
+    t.ok(profiled && unmapped.every((row) => row.self_pct < 2), `${name}: bundled frames mapped to their source files (left in dist/: ${JSON.stringify(unmapped)})`)
+  }
 })
 
 t.test('a ratio is checked against the rates as the table rounds them', async (t) => {
