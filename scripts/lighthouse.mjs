@@ -1,5 +1,5 @@
 // `npm run lighthouse`: Lighthouse (mobile settings) on the home page, a job,
-// an article and the offices page, with Debian's chromium; prints each page's
+// an article, the offices page and an insurance page, with Debian's chromium; prints each page's
 // scores and paint metrics and writes them to lighthouse/scores.json. Target:
 // 100 everywhere; exits 1 when any category of any page scores below MINIMUM.
 // Builds first only when dist/ is missing or older than the sources (or with
@@ -23,7 +23,7 @@ import { computeMedianRun } from 'lighthouse/core/lib/median-run.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const CHROME = '/usr/bin/chromium'
-const PAGES = ['/', '/werken-bij/allround-schadebehandelaar', '/actueel/van-verlegen-starter-naar-professional-in-haar-vakgebied', '/kantoren']
+const PAGES = ['/', '/werken-bij/allround-schadebehandelaar', '/actueel/van-verlegen-starter-naar-professional-in-haar-vakgebied', '/kantoren', '/onze-verzekeringen/autoverzekering']
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo']
 const MINIMUM = 95
 const RUNS = Math.max(1, Number(process.argv.find((arg) => arg.startsWith('--runs='))?.slice('--runs='.length) ?? 1) || 1)
