@@ -9,6 +9,8 @@
 //      `docker service update --env-add LOG_LEVEL=debug` rolls the gateways, then the renderers; then while
 //      a deploy with the second tag rolls both, and while a broken configuration (a secret file that is not
 //      there) is rolled back: every answer that is not 200, and every network error, is a failure;
+//      Then while one gateway task is stopped (p99 behind nginx), and with every renderer stopped (stored
+//      pages only, served STALE: their p99);
 //   5. from a throwaway container on each network: which of lb:80, gateway:3000, gateway:3100, renderer:3001
 //      and redis:6379 answer.
 // Exit code 0 when no request failed and the reachability is as the README says. KEEP_STACK=1 leaves it running.
@@ -150,7 +152,8 @@ async function sitePaths() {
 /** Runs `change` while requests go on; they stop once it is done and at least LOAD_REQUESTS were sent. */
 async function underLoad(label, paths, change) {
   const pool = new Pool(`http://127.0.0.1:${LB_PORT}`, { connections: CONCURRENCY, pipelining: 1 })
-  const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0 }
+  const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0, cache: {} }
+  const durations = []
   let changing = true
   const worker = async () => {
     while (changing || tally.sent < LOAD_REQUESTS) {
@@ -161,6 +164,8 @@ async function underLoad(label, paths, change) {
       try {
         const response = await pool.request({ path, method: 'GET', headersTimeout: 30_000, bodyTimeout: 30_000 })
         await response.body.dump()
+        const cache = String(response.headers['x-cache'] ?? 'none')
+        tally.cache[cache] = (tally.cache[cache] ?? 0) + 1
         if (response.statusCode === 200) tally.ok++
         else {
           tally.failed++
@@ -170,7 +175,9 @@ async function underLoad(label, paths, change) {
         tally.failed++
         tally.errors[error.code ?? error.message] = (tally.errors[error.code ?? error.message] ?? 0) + 1
       }
-      tally.slowest = Math.max(tally.slowest, performance.now() - started)
+      const took = performance.now() - started
+      durations.push(took)
+      tally.slowest = Math.max(tally.slowest, took)
     }
   }
   const workers = Array.from({ length: CONCURRENCY }, worker)
@@ -183,8 +190,11 @@ async function underLoad(label, paths, change) {
   log(`${label}: the change took ${((Date.now() - started) / 1000).toFixed(1)} s`)
   await Promise.all(workers)
   await pool.close()
-  log(`${label}: ${tally.failed} failed of ${tally.sent} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, slowest ${Math.round(tally.slowest)} ms)`)
-  return { label, ...tally }
+  durations.sort((a, b) => a - b)
+  const percentile = (p) => Math.round(durations[Math.min(durations.length - 1, Math.floor(durations.length * p))] ?? 0)
+  const latency = { p50: percentile(0.5), p99: percentile(0.99), max: Math.round(tally.slowest) }
+  log(`${label}: ${tally.failed} failed of ${tally.sent} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); p50 ${latency.p50} ms, p99 ${latency.p99} ms, slowest ${latency.max} ms`)
+  return { label, ...tally, latency }
 }
 
 function run(command, args, env = process.env) {
@@ -324,6 +334,32 @@ results.push(
   }),
 )
 
+// A gateway stops (as a node drain or a crash would stop it) while nginx sends it requests: Swarm starts a new
+// task, and nginx must fail over to the other gateway in milliseconds, not wait out a connect timeout.
+results.push(
+  await underLoad('a gateway stops (docker stop of one gateway task)', paths, async () => {
+    const gateway = docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_gateway`, '--format', '{{.ID}}']).split('\n')[0]
+    if (!gateway) throw new Error('no gateway container')
+    await run(DOCKER, ['stop', '--time', '10', gateway])
+    await waitHealthy(120_000)
+  }),
+)
+
+// Every renderer stopped: the pages the gateways stored are served STALE, and must come within milliseconds,
+// not after a connect timeout per render attempt. Each page is first asked for often enough that both gateways
+// hold it (the one started above began empty); the renderers come back afterwards.
+for (let round = 0; round < 6; round++) {
+  await Promise.all(paths.map((path) => fetch(`http://127.0.0.1:${LB_PORT}${path}`).then((response) => response.arrayBuffer())))
+}
+try {
+  await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=0`])
+  while (docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_renderer`, '--format', '{{.ID}}']) !== '') await pause(500)
+  results.push(await underLoad('every renderer stopped (stored pages, served STALE)', paths, async () => {}))
+} finally {
+  await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=${EXPECTED_TASKS.renderer}`])
+  await waitHealthy(180_000)
+}
+
 const table = reachability(TAG_B)
 console.log('\nReachability from a throwaway container on each network (every address of each name):')
 printTable(table)
@@ -331,7 +367,7 @@ const wrongReach = checkReach(table)
 
 console.log('\nSummary')
 console.log(`  stack deploy to all healthy: ${healthySeconds.toFixed(1)} s`)
-for (const result of results) console.log(`  ${result.label}: ${result.failed} failed of ${result.sent}`)
+for (const result of results) console.log(`  ${result.label}: ${result.failed} failed of ${result.sent}; p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, slowest ${result.latency.max} ms`)
 if (wrongReach.length > 0) console.log(`  reachability not as documented: ${wrongReach.join('; ')}`)
 
 if (process.env.KEEP_STACK !== '1') await removeStack()
