@@ -31,6 +31,10 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8)
 const BASE_IMAGES_SCRIPT = process.env.BASE_IMAGES_SCRIPT ?? join(ROOT, '../shared/containers/build-base-images-node26.sh')
 const TAG_A = 'containers-test-a'
 const TAG_B = 'containers-test-b'
+/** Which loads run after the deploy (all by default): SCENARIOS=config,image,rollback,gateway,renderers. */
+const SCENARIOS = new Set((process.env.SCENARIOS ?? 'config,image,rollback,gateway,renderers').split(','))
+/** Requests of the load with every renderer stopped: before fail-fast, each one could wait out a connect timeout. */
+const OUTAGE_REQUESTS = Number(process.env.OUTAGE_REQUESTS ?? 2000)
 
 const log = (...parts) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...parts)
 
@@ -150,14 +154,14 @@ async function sitePaths() {
 }
 
 /** Runs `change` while requests go on; they stop once it is done and at least LOAD_REQUESTS were sent. */
-async function underLoad(label, paths, change) {
+async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
   const pool = new Pool(`http://127.0.0.1:${LB_PORT}`, { connections: CONCURRENCY, pipelining: 1 })
   const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0, cache: {} }
   const durations = []
   let changing = true
   const worker = async () => {
-    while (changing || tally.sent < LOAD_REQUESTS) {
-      if (tally.sent >= LOAD_REQUESTS * 40) break // bounded, whatever the change takes
+    while (changing || tally.sent < requests) {
+      if (tally.sent >= requests * 40) break // bounded, whatever the change takes
       const path = paths[tally.sent % paths.length] ?? '/'
       tally.sent++
       const started = performance.now()
@@ -312,21 +316,21 @@ log(`all ${Object.values(EXPECTED_TASKS).reduce((a, b) => a + b)} tasks healthy 
 
 const paths = await sitePaths()
 const results = []
-results.push(
+if (SCENARIOS.has('config')) results.push(
   await underLoad('configuration change (LOG_LEVEL=debug on gateways, then renderers)', paths, async () => {
     await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'LOG_LEVEL=debug', `${STACK}_gateway`])
     await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'LOG_LEVEL=debug', `${STACK}_renderer`])
     await waitUpdated(['gateway', 'renderer'], TAG_A)
   }),
 )
-results.push(
+if (SCENARIOS.has('image')) results.push(
   await underLoad(`image change (stack deploy with ${TAG_B})`, paths, async () => {
     deploy(TAG_B)
     await waitUpdated(['gateway', 'renderer'], TAG_B)
   }),
 )
 
-results.push(
+if (SCENARIOS.has('rollback')) results.push(
   await underLoad('a broken configuration, rolled back (RENDER_SECRET_FILE of a missing file: exit code 2)', paths, async () => {
     // The update fails (its new task never becomes healthy), so the command's own exit code says nothing here.
     await run(DOCKER, ['service', 'update', '--quiet', '--env-add', 'RENDER_SECRET_FILE=/run/secrets/missing', `${STACK}_gateway`]).catch(() => {})
@@ -336,7 +340,7 @@ results.push(
 
 // A gateway stops (as a node drain or a crash would stop it) while nginx sends it requests: Swarm starts a new
 // task, and nginx must fail over to the other gateway in milliseconds, not wait out a connect timeout.
-results.push(
+if (SCENARIOS.has('gateway')) results.push(
   await underLoad('a gateway stops (docker stop of one gateway task)', paths, async () => {
     const gateway = docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_gateway`, '--format', '{{.ID}}']).split('\n')[0]
     if (!gateway) throw new Error('no gateway container')
@@ -348,13 +352,13 @@ results.push(
 // Every renderer stopped: the pages the gateways stored are served STALE, and must come within milliseconds,
 // not after a connect timeout per render attempt. Each page is first asked for often enough that both gateways
 // hold it (the one started above began empty); the renderers come back afterwards.
-for (let round = 0; round < 6; round++) {
-  await Promise.all(paths.map((path) => fetch(`http://127.0.0.1:${LB_PORT}${path}`).then((response) => response.arrayBuffer())))
-}
-try {
+if (SCENARIOS.has('renderers')) try {
+  for (let round = 0; round < 6; round++) {
+    await Promise.all(paths.map((path) => fetch(`http://127.0.0.1:${LB_PORT}${path}`).then((response) => response.arrayBuffer())))
+  }
   await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=0`])
   while (docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_renderer`, '--format', '{{.ID}}']) !== '') await pause(500)
-  results.push(await underLoad('every renderer stopped (stored pages, served STALE)', paths, async () => {}))
+  results.push(await underLoad('every renderer stopped (stored pages, served STALE)', paths, async () => {}, OUTAGE_REQUESTS))
 } finally {
   await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=${EXPECTED_TASKS.renderer}`])
   await waitHealthy(180_000)
@@ -371,5 +375,5 @@ for (const result of results) console.log(`  ${result.label}: ${result.failed} f
 if (wrongReach.length > 0) console.log(`  reachability not as documented: ${wrongReach.join('; ')}`)
 
 if (process.env.KEEP_STACK !== '1') await removeStack()
-process.exitCode = results.some((result) => result.failed > 0 || result.sent < LOAD_REQUESTS) || wrongReach.length > 0 ? 1 : 0
+process.exitCode = results.some((result) => result.failed > 0) || wrongReach.length > 0 ? 1 : 0
 log(process.exitCode === 0 ? 'passed' : 'FAILED')
