@@ -129,7 +129,7 @@ t.test('a preview shows the bar; "Voorbeeld sluiten" lands on the live page, wit
 })
 
 t.test('through client-side navigations the bar stays, and takes the editor back to the page shown', async (t) => {
-  const watched = await openPage(browser)
+  const watched = await openPage(browser, { viewport: { width: 1366, height: 800 } })
   const { page } = watched
   t.teardown(() => page.context().close())
   await page.goto(`${system.url}/over-ons?x-craft-preview=1&token=${ABOUT_DRAFT}`)
@@ -139,6 +139,10 @@ t.test('through client-side navigations the bar stays, and takes the editor back
   await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, liveOffices)
   t.ok(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true), 'a client-side navigation')
   t.ok(await bar(page).isVisible(), 'the bar is still there, as the preview is')
+  t.ok(await damageCallReachable(page), 'on a laptop the damage strip is not covered')
+  await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }))
+  t.ok(await damageCallReachable(page), 'nor once scrolled, where it sticks to the top')
+  await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }))
   await Promise.all([page.waitForURL(`${system.url}/kantoren`), page.getByRole('button', { name: BUTTON }).click()])
   await hydrated(page)
   t.equal(await page.textContent('main h1'), liveOffices, 'back on the page shown, live')
