@@ -1,6 +1,7 @@
 import type { PagePayload } from '../shared/payload.ts'
 import { scriptJson } from '../shared/script-json.ts'
 import { type PagePreloads, preloadModules } from './module-preloads.ts'
+import { PreviewBar, showsPreviewBar } from './preview-bar.tsx'
 import { StaticRouter } from 'react-router-dom'
 import { SiteRoutes } from './app-root.tsx'
 import { MARKUP_LINKS } from './components/router-links.tsx'
@@ -50,6 +51,8 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
         </noscript>
       </head>
       <body>
+        {/* Outside the root: the server's alone, never hydrated (preview-bar.tsx). */}
+        {showsPreviewBar(payload) ? <PreviewBar fullPath={payload.fullPath} /> : null}
         <div id={ROOT_ID}>
           {/* react-router's StaticRouter here, its BrowserRouter in the browser (client/hydrate.tsx): the same routes render the same tree. */}
           <StaticRouter location={payload.fullPath}>

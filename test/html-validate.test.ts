@@ -34,6 +34,9 @@ const paths = [
   ...slugsOf(store, 'services').map((slug) => `/services/${slug}`),
   '/actueel?pagina=2',
   '/bestaat-niet',
+  // Previews, with the preview bar and a draft's marker; last, as a browser keeps the preview's cookie.
+  '/over-ons?x-craft-preview=1&token=preview-token-about-draft',
+  '/topical/concept-nieuwsbericht-renteverandering?x-craft-preview=1&token=preview-token-new-article',
 ]
 
 // Crawlers get the HTML once everything is ready; people get the shell first and

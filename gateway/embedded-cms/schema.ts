@@ -32,6 +32,19 @@ export interface CmsSchemaOptions {
   assetUrl?: (path: string) => string
 }
 
+/**
+ * An entry's `status` as Craft gives it (craftcms/cms Entry::getStatus):
+ * `live` once enabled and its post date has come, `pending` before that,
+ * `enabled` without a post date (a new entry's draft, never published), and
+ * `disabled`. What a preview shows of a draft is told by this and `isDraft`.
+ */
+export function entryStatus(entry: Pick<StoredEntry, 'enabled' | 'postDate'>, now: number): 'live' | 'pending' | 'enabled' | 'disabled' {
+  if (!entry.enabled) return 'disabled'
+  const posted = entry.postDate === null ? Number.NaN : Date.parse(entry.postDate)
+  if (Number.isNaN(posted)) return 'enabled'
+  return posted <= now ? 'live' : 'pending'
+}
+
 const ENTRY_ARGS = `section: [String], type: [String], site: [String], slug: [String], uri: [String], id: [QueryArgument], relatedTo: [QueryArgument], orderBy: String`
 
 /** The native fields of Craft's EntryInterface that the embedded content has (Craft 5 adds `authors`). */
@@ -240,7 +253,7 @@ type Query {
     url: (entry) => siteUrl(entry),
     sectionHandle: (entry) => entry.section,
     typeHandle: (entry) => entry.type,
-    status: (entry) => (entry.enabled ? 'live' : 'disabled'),
+    status: (entry) => entryStatus(entry, Date.now()),
     isDraft: (entry) => store.isDraft(entry),
     authorId: (entry) => (entry.authorIds?.[0] === undefined ? null : Number(entry.authorIds[0])),
     author: (entry) => store.usersByIds(entry.authorIds)[0] ?? null,

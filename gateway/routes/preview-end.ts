@@ -21,6 +21,25 @@ function fromThisSite(request: FastifyRequest, siteOrigin: string): boolean {
   return origin !== undefined && (origin === siteOrigin || origin === `${request.protocol}://${request.host}`)
 }
 
+/**
+ * The page the bar's button was on: the browser's own address of it (its
+ * Referer, sent whole to this origin under the site's Referrer-Policy),
+ * which after client-side navigations is the page shown now, not the one
+ * the bar was rendered with; else the form's `terug`.
+ */
+function returnTo(request: FastifyRequest, siteOrigin: string): unknown {
+  const referer = request.headers.referer
+  if (referer !== undefined) {
+    try {
+      const url = new URL(referer)
+      if (url.origin === siteOrigin || url.origin === `${request.protocol}://${request.host}`) return `${url.pathname}${url.search}`
+    } catch {
+      // Not a URL: the form's own address below.
+    }
+  }
+  return (request.query as Record<string, unknown>)[PREVIEW_END_RETURN_PARAM]
+}
+
 /** The live page to go back to: a plain path of this site with only what its route reads (no preview link); the home page otherwise. */
 function livePage(value: unknown, routes: RouteTable): string {
   const url = typeof value === 'string' ? splitSitePath(value) : undefined
@@ -44,6 +63,6 @@ export async function previewEndRoutes(app: FastifyInstance): Promise<void> {
     if (!fromThisSite(request, siteOrigin)) throw new CrossOriginError()
     clearTokenCookie(reply)
     reply.header('clear-site-data', '"storage"')
-    return reply.redirect(livePage((request.query as Record<string, unknown>)[PREVIEW_END_RETURN_PARAM], routes), 303)
+    return reply.redirect(livePage(returnTo(request, siteOrigin), routes), 303)
   })
 }

@@ -1,7 +1,7 @@
 import type { Article, EntryData } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
-import { formatDate } from '../components/format.ts'
+import { publicationDate } from '../components/draft-marker.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
@@ -12,13 +12,18 @@ export function ArticleScreen({ payload }: ScreenProps) {
   const article = dataOf<EntryData<Article>>(payload, 'entry')?.entry
   if (!article) return null
   const image = article.image[0]
+  const published = publicationDate(article)
+  const author = article.author?.fullName
   return (
     <article>
-      <PageIntro title={article.title} intro={article.intro}>
-        <p className="meta">
-          <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
-          {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
-        </p>
+      <PageIntro title={article.title} intro={article.intro} entry={article}>
+        {published || author ? (
+          <p className="meta">
+            {published ? <time dateTime={published.iso}>{published.text}</time> : null}
+            {published && author ? ' · ' : ''}
+            {author}
+          </p>
+        ) : null}
       </PageIntro>
       <div className="container">
         {image ? (

@@ -18,7 +18,7 @@ export function InsuranceScreen({ payload }: ScreenProps) {
   const overview = payload.path.slice(0, payload.path.lastIndexOf('/'))
   return (
     <article>
-      <PageIntro title={insurance.title} intro={insurance.intro} />
+      <PageIntro title={insurance.title} intro={insurance.intro} entry={insurance} />
       <div className="container">
         <RichText html={insurance.text} />
         <section className="cta next-step" aria-labelledby="volgende-stap">

@@ -29,7 +29,7 @@ export function JobScreen({ payload }: ScreenProps) {
   if (!job) return null
   return (
     <article>
-      <PageIntro title={job.title} intro={job.intro}>
+      <PageIntro title={job.title} intro={job.intro} entry={job}>
         <DescriptionList className="job-facts" items={jobFacts(job)} />
       </PageIntro>
       <div className="container">

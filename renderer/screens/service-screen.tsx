@@ -9,7 +9,7 @@ export function ServiceScreen({ payload }: ScreenProps) {
   const overview = payload.path.slice(0, payload.path.lastIndexOf('/'))
   return (
     <article>
-      <PageIntro title={service.title} intro={service.intro} />
+      <PageIntro title={service.title} intro={service.intro} entry={service} />
       <div className="container">
         <RichText html={service.text} />
         <p>

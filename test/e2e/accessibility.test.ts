@@ -34,6 +34,9 @@ const paths = [
   ...slugsOf(store, 'topical').map((slug) => `/topical/${slug}`),
   '/actueel?pagina=2',
   '/bestaat-niet',
+  // Previews, with the preview bar and a draft's marker; last, as a browser keeps the preview's cookie.
+  '/over-ons?x-craft-preview=1&token=preview-token-about-draft',
+  '/topical/concept-nieuwsbericht-renteverandering?x-craft-preview=1&token=preview-token-new-article',
 ]
 
 t.test('axe finds no WCAG 2.1 AA violation on any route', async (t) => {

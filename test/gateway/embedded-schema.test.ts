@@ -1,7 +1,7 @@
 import { graphql, parse, validate } from 'graphql'
 import t from 'tap'
 import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
-import { createCmsSchema } from '../../gateway/embedded-cms/schema.ts'
+import { createCmsSchema, entryStatus } from '../../gateway/embedded-cms/schema.ts'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { CRAFT_VERSIONS, type CraftVersion } from '../../shared/craft-naming.ts'
 import { createOperations } from '../../shared/operations.ts'
@@ -36,7 +36,7 @@ t.test('native author, empty tables null, drafts marked', async (t) => {
     [
       {
         users: [{ id: '7', username: 'redactie', firstName: 'Eva', lastName: 'Brinkman' }],
-        entries: [{ id: '1', section: 'topical', type: 'article', title: 'A', slug: 'a', uri: 'topical/a', postDate: null, dateUpdated: null, enabled: true, authorIds: ['7'], fields: {} }],
+        entries: [{ id: '1', section: 'topical', type: 'article', title: 'A', slug: 'a', uri: 'topical/a', postDate: '2025-01-01T09:00:00+01:00', dateUpdated: null, enabled: true, authorIds: ['7'], fields: {} }],
         globalSets: [{ handle: 'siteSettings', name: 'Site', fields: { openingHours: [], footerNavigation: [{ label: 'x', url: '/x' }] } }],
         drafts: [{ token: 'tok', entry: { id: '1', section: 'topical', type: 'article', title: 'A (concept)', slug: 'a', uri: 'topical/a', postDate: null, dateUpdated: null, enabled: true, fields: {} } }],
       },
@@ -47,10 +47,18 @@ t.test('native author, empty tables null, drafts marked', async (t) => {
   const run = async (source: string, token?: string) => (await graphql({ schema, source, contextValue: { token } })) as { data: Record<string, unknown> }
   const entry = await run('{ entry(section: "topical") { title status isDraft author { fullName name } authors { fullName } } }')
   t.same(entry.data.entry, { title: 'A', status: 'live', isDraft: false, author: { fullName: 'Eva Brinkman', name: 'Eva Brinkman' }, authors: [{ fullName: 'Eva Brinkman' }] })
-  const draft = await run('{ entry(section: "topical") { title isDraft author { fullName } } }', 'tok')
-  t.same(draft.data.entry, { title: 'A (concept)', isDraft: true, author: null })
+  const draft = await run('{ entry(section: "topical") { title status isDraft author { fullName } } }', 'tok')
+  t.same(draft.data.entry, { title: 'A (concept)', status: 'enabled', isDraft: true, author: null }, "a new entry's draft without a post date: Craft's status `enabled`, not `live`")
   const set = await run('{ globalSet(handle: "siteSettings") { ... on siteSettings_GlobalSet { openingHours { day } footerNavigation { label } } } }')
   t.same(set.data.globalSet, { openingHours: null, footerNavigation: [{ label: 'x' }] }, 'a Table field without rows is null, as in Craft')
+})
+
+t.test("an entry's status is Craft's: live only once enabled and posted", async (t) => {
+  const now = Date.parse('2026-11-26T12:00:00Z')
+  t.equal(entryStatus({ enabled: true, postDate: '2026-11-20T09:00:00+01:00' }, now), 'live')
+  t.equal(entryStatus({ enabled: true, postDate: '2026-12-01T09:00:00+01:00' }, now), 'pending', 'a post date still to come')
+  t.equal(entryStatus({ enabled: true, postDate: null }, now), 'enabled', 'no post date (never published)')
+  t.equal(entryStatus({ enabled: false, postDate: '2026-11-20T09:00:00+01:00' }, now), 'disabled')
 })
 
 t.test('the store: drafts only with their token, ordering, paging, relations', async (t) => {

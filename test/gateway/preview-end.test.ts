@@ -49,6 +49,16 @@ t.test('from anywhere else, or from nowhere said, nothing changes', async (t) =>
   }
 })
 
+t.test("the way back is the page the button was on: the browser's Referer of this site before the form's own address", async (t) => {
+  // After client-side navigations the bar still holds the address of the page it was rendered with; the Referer is the page shown now.
+  const navigated = await end('/over-ons', { 'sec-fetch-site': 'same-origin', referer: `${SITE}/kantoren?x-craft-preview=1&token=preview-token-about-draft` })
+  t.equal(navigated.headers.location, '/kantoren', 'the Referer, without the preview link')
+  const elsewhere = await end('/over-ons', { 'sec-fetch-site': 'same-origin', referer: 'https://evil.example/kantoren' })
+  t.equal(elsewhere.headers.location, '/over-ons', "another origin's Referer is not read: the form's address")
+  const junk = await end('/over-ons', { 'sec-fetch-site': 'same-origin', referer: 'not a url' })
+  t.equal(junk.headers.location, '/over-ons')
+})
+
 t.test('the way back is a page of this site, never another origin', async (t) => {
   for (const returnTo of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'over-ons', undefined]) {
     const ended = await end(returnTo, { 'sec-fetch-site': 'same-origin' })

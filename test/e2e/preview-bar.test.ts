@@ -1,0 +1,235 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import type { BrowserContext, Page } from 'playwright-core'
+import { request } from 'undici'
+import { DEFAULT_SITE_HANDLE as P, TOKEN_COOKIE_NAME, TOKEN_STORAGE_KEY } from '../../shared/constants.ts'
+import { formatDate } from '../../renderer/components/format.ts'
+import { hydrated, openPage } from '../helpers/browser.ts'
+import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { shippedContent, titleOf } from '../helpers/content.ts'
+
+// An editor always knows when a preview is on, and can leave it: the bar on
+// every previewed page (not in live preview's iframe), its button back to the
+// live page without the token cookie, and a draft that does not pass for a
+// published entry.
+const ABOUT_DRAFT = 'preview-token-about-draft'
+const NEW_ARTICLE = 'preview-token-new-article'
+const DRAFT_ABOUT_H1 = 'Over Havenborg (concept)'
+const DRAFT_ARTICLE_PATH = '/topical/concept-nieuwsbericht-renteverandering'
+const DRAFT_ARTICLE_TITLE = 'Concept: premies 2027'
+const BAR_TEXT = 'Voorbeeldweergave — niet gepubliceerd'
+const BUTTON = 'Voorbeeld sluiten'
+const DRAFT_MARKER = 'Concept — nog niet gepubliceerd'
+const store = shippedContent()
+const liveAbout = titleOf(store, `${P}About`)
+const liveOffices = titleOf(store, `${P}Establishments`)
+
+// The CMS that frames the site in live preview, on a port of the kernel's choosing: its origin is the site's CMS_ORIGIN.
+let cmsPage = ''
+const cms = createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html' })
+  res.end(cmsPage)
+})
+await new Promise<void>((resolve) => cms.listen(0, 'localhost', resolve))
+t.teardown(() => new Promise((resolve) => cms.close(resolve)))
+const cmsPort = (cms.address() as AddressInfo).port
+const { system, browser } = await systemWithBrowser(t, { CMS_ORIGIN: `http://localhost:${cmsPort}` })
+
+const PHONE = { width: 390, height: 844 }
+const bar = (page: Page) => page.locator('aside.preview-bar')
+const tokenCookie = async (context: BrowserContext) => (await context.cookies(system.url)).find((cookie) => cookie.name === TOKEN_COOKIE_NAME)
+
+const rgb = (value: string): number[] => (value.match(/[\d.]+/g) ?? []).map(Number)
+const luminance = ([r = 0, g = 0, b = 0]: number[]): number => {
+  const [R, G, B] = [r, g, b].map((c) => {
+    const s = c / 255
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+  }) as [number, number, number]
+  return 0.2126 * R + 0.7152 * G + 0.0722 * B
+}
+
+/** WCAG's contrast ratio of an element's text colour on the background of the nearest box that has one. */
+async function contrastOf(page: Page, selector: string): Promise<number> {
+  const [color, background] = await page.locator(selector).evaluate((element) => {
+    let box: Element | null = element
+    let fill = 'rgba(0, 0, 0, 0)'
+    for (; box; box = box.parentElement) {
+      fill = getComputedStyle(box).backgroundColor
+      if (fill !== 'rgba(0, 0, 0, 0)' && fill !== 'transparent') break
+    }
+    return [getComputedStyle(element).color, fill]
+  })
+  const [lighter, darker] = [luminance(rgb(color ?? '')), luminance(rgb(background ?? ''))].sort((x, y) => y - x) as [number, number]
+  return (lighter + 0.05) / (darker + 0.05)
+}
+
+/** Counts the page's layout shifts from its start, as CLS does (none after an input), into `window.layoutShift`. */
+const watchLayoutShifts = async (page: Page): Promise<void> => {
+  await page.addInitScript(() => {
+    const state = window as unknown as { layoutShift: number }
+    state.layoutShift = 0
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as unknown as { hadRecentInput: boolean; value: number }[]) if (!entry.hadRecentInput) state.layoutShift += entry.value
+    }).observe({ type: 'layout-shift', buffered: true })
+  })
+}
+/** The shifts counted so far, once two frames have passed (an observer's entries are delivered by then). */
+const layoutShift = (page: Page): Promise<number> =>
+  page.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve((window as unknown as { layoutShift: number }).layoutShift))))))
+
+/** Whether the damage action's call link is in the window and is what a tap at its middle reaches. */
+const damageCallReachable = (page: Page): Promise<boolean> =>
+  page.evaluate(() => {
+    const link = document.querySelector<HTMLAnchorElement>('.damage-action a[href^="tel:"]')
+    if (!link) return false
+    const box = link.getBoundingClientRect()
+    if (box.width === 0 || box.top < 0 || box.bottom > window.innerHeight) return false
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)
+    return hit !== null && link.contains(hit)
+  })
+
+t.test('a preview shows the bar; "Voorbeeld sluiten" lands on the live page, with no token left in the browser', async (t) => {
+  const watched = await openPage(browser, { viewport: PHONE })
+  const { page } = watched
+  t.teardown(() => page.context().close())
+  await watchLayoutShifts(page)
+  await page.goto(`${system.url}/over-ons?x-craft-preview=1&token=${ABOUT_DRAFT}`)
+  await hydrated(page)
+  t.equal(await page.textContent('main h1'), DRAFT_ABOUT_H1, 'the draft')
+  t.equal((await tokenCookie(page.context()))?.value, ABOUT_DRAFT, 'the token cookie is set')
+  await page.waitForFunction((key) => localStorage.getItem(key) !== null, TOKEN_STORAGE_KEY)
+
+  t.ok(await bar(page).isVisible(), 'the bar is shown')
+  t.equal(await page.getByRole('complementary', { name: 'Voorbeeld' }).count(), 1, 'as a landmark with a name')
+  t.equal((await bar(page).locator('p').textContent())?.trim(), BAR_TEXT)
+  t.ok(await page.evaluate(() => document.querySelector('.preview-bar')?.nextElementSibling?.id === 'root' && !document.querySelector('#root .preview-bar')), 'outside the React root, before it')
+  const button = page.getByRole('button', { name: BUTTON })
+  const box = await button.boundingBox()
+  t.ok(box && box.width >= 44 && box.height >= 44, `the button is a 44×44 px target at least on a phone: ${JSON.stringify(box)}`)
+  t.ok((await contrastOf(page, '.preview-bar__text')) >= 4.5, 'the text has a contrast of 4.5:1 at least')
+  t.ok((await contrastOf(page, '.preview-bar__button')) >= 4.5, 'and so has the button')
+  t.equal(await layoutShift(page), 0, 'nothing shifted')
+  t.ok(await damageCallReachable(page), 'the damage action is not covered')
+  await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }))
+  t.ok(await damageCallReachable(page), 'nor at the end of the page')
+  await page.emulateMedia({ media: 'print' })
+  t.notOk(await bar(page).isVisible(), 'not on paper')
+  await page.emulateMedia({ media: 'screen' })
+
+  const [response] = await Promise.all([page.waitForResponse((r) => r.request().isNavigationRequest() && r.url() === `${system.url}/over-ons`), button.click()])
+  await page.waitForURL(`${system.url}/over-ons`)
+  await hydrated(page)
+  t.equal(response.status(), 200, 'the live page')
+  t.equal(await page.textContent('main h1'), liveAbout, 'with its live title')
+  t.equal(await bar(page).count(), 0, 'and no bar')
+  t.equal(await tokenCookie(page.context()), undefined, 'no craft_token cookie is left')
+  t.equal(await page.evaluate((key) => localStorage.getItem(key), TOKEN_STORAGE_KEY), null, 'nor the token in local storage')
+  t.same(watched.problems, [], 'no console error: the Content-Security-Policy allows the form')
+})
+
+t.test('through client-side navigations the bar stays, and takes the editor back to the page shown', async (t) => {
+  const watched = await openPage(browser, { viewport: { width: 1366, height: 800 } })
+  const { page } = watched
+  t.teardown(() => page.context().close())
+  await page.goto(`${system.url}/over-ons?x-craft-preview=1&token=${ABOUT_DRAFT}`)
+  await hydrated(page)
+  await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true))
+  await page.click('nav a[href="/kantoren"]')
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, liveOffices)
+  t.ok(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true), 'a client-side navigation')
+  t.ok(await bar(page).isVisible(), 'the bar is still there, as the preview is')
+  t.ok(await damageCallReachable(page), 'on a laptop the damage strip is not covered')
+  await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }))
+  t.ok(await damageCallReachable(page), 'nor once scrolled, where it sticks to the top')
+  await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }))
+  await Promise.all([page.waitForURL(`${system.url}/kantoren`), page.getByRole('button', { name: BUTTON }).click()])
+  await hydrated(page)
+  t.equal(await page.textContent('main h1'), liveOffices, 'back on the page shown, live')
+  t.equal(await bar(page).count(), 0)
+  t.equal(await tokenCookie(page.context()), undefined, 'no craft_token cookie is left')
+  t.same(watched.problems, [])
+})
+
+t.test('without JavaScript the button works the same', async (t) => {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  await page.goto(`${system.url}/over-ons?x-craft-preview=1&token=${ABOUT_DRAFT}`)
+  t.ok(await bar(page).isVisible())
+  await Promise.all([page.waitForURL(`${system.url}/over-ons`), page.getByRole('button', { name: BUTTON }).click()])
+  t.equal(await page.textContent('main h1'), liveAbout)
+  t.equal(await bar(page).count(), 0)
+  t.equal(await tokenCookie(context), undefined)
+})
+
+t.test('a visitor without a token never sees the bar, before or after a preview of the same page', async (t) => {
+  const plain = async (path: string) => {
+    const response = await request(`${system.url}${path}`)
+    return { cache: response.headers['x-cache'], html: await response.body.text() }
+  }
+  const before = await plain('/over-ons')
+  t.notMatch(before.html, 'class="preview-bar"')
+  const preview = await request(`${system.url}/over-ons`, { headers: { cookie: `${TOKEN_COOKIE_NAME}=${ABOUT_DRAFT}` } })
+  const previewHtml = await preview.body.text()
+  t.match(previewHtml, 'class="preview-bar"', 'the cookie shows the bar')
+  t.equal(preview.headers['x-cache'], 'BYPASS', 'past every cache')
+  for (const _ of [1, 2]) {
+    const after = await plain('/over-ons')
+    t.equal(after.cache, 'HIT', 'the live page from the page cache')
+    t.notMatch(after.html, 'class="preview-bar"', 'without the bar')
+    t.notMatch(after.html, DRAFT_ABOUT_H1)
+  }
+  const watched = await openPage(browser)
+  t.teardown(() => watched.page.context().close())
+  await watched.page.goto(`${system.url}/over-ons`)
+  await hydrated(watched.page)
+  t.equal(await bar(watched.page).count(), 0, 'nor in a browser')
+  t.equal(await watched.page.textContent('main h1'), liveAbout)
+})
+
+t.test("live preview: no bar in the CMS's iframe, where the editor knows", async (t) => {
+  const direct = await request(`${system.url}/over-ons?x-craft-live-preview=abc&token=${ABOUT_DRAFT}`)
+  const html = await direct.body.text()
+  t.match(html, DRAFT_ABOUT_H1, 'the draft')
+  t.notMatch(html, 'class="preview-bar"', 'no bar')
+  cmsPage = `<!DOCTYPE html><title>CMS</title><iframe id="preview" width="1000" height="800" src="${system.url}/over-ons?x-craft-live-preview=abc&token=${ABOUT_DRAFT}"></iframe>`
+  const watched = await openPage(browser)
+  t.teardown(() => watched.page.context().close())
+  await watched.page.goto(`http://localhost:${cmsPort}/`)
+  const frame = watched.page.frameLocator('#preview')
+  await frame.locator('#root[data-hydrated="true"]').waitFor({ state: 'attached' })
+  t.equal(await frame.locator('main h1').textContent(), DRAFT_ABOUT_H1)
+  t.equal(await frame.locator('.preview-bar').count(), 0, 'no bar in the iframe')
+})
+
+t.test('a draft article is marked and shows no publication date it never had; a published one is not marked', async (t) => {
+  const watched = await openPage(browser)
+  const { page } = watched
+  t.teardown(() => page.context().close())
+  await page.goto(`${system.url}${DRAFT_ARTICLE_PATH}?x-craft-preview=1&token=${NEW_ARTICLE}`)
+  await hydrated(page)
+  t.equal(await page.textContent('main h1'), DRAFT_ARTICLE_TITLE)
+  const marker = page.locator('.page-intro .draft-marker')
+  t.ok(await marker.isVisible(), 'the marker is shown')
+  t.equal(await marker.textContent(), DRAFT_MARKER)
+  t.ok((await contrastOf(page, '.draft-marker')) >= 4.5, 'legibly')
+  const intro = (await page.textContent('.page-intro')) ?? ''
+  t.equal(await page.locator('.page-intro time').count(), 0, 'no date')
+  for (const date of ['20 november 2026', '1 januari 1970', formatDate(new Date().toISOString())]) t.notMatch(intro, date, `not "${date}"`)
+
+  // A draft of a published page is marked too, also when React renders it in the browser (a client-side navigation).
+  await page.goto(`${system.url}/kantoren?x-craft-preview=1&token=${ABOUT_DRAFT}`)
+  await hydrated(page)
+  t.equal(await page.locator('.draft-marker').count(), 0, 'a live page in a preview is not marked')
+  await page.click('nav a[href="/over-ons"]')
+  await page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, DRAFT_ABOUT_H1)
+  t.equal(await page.textContent('.page-intro .draft-marker'), DRAFT_MARKER, 'the draft of a published page is, after a client-side navigation too')
+
+  const live = await openPage(browser)
+  t.teardown(() => live.page.context().close())
+  await live.page.goto(`${system.url}/topical/premies-2027-uitgelegd`)
+  await hydrated(live.page)
+  t.equal(await live.page.locator('.draft-marker').count(), 0, 'a published article has no marker')
+  t.equal(await live.page.locator('.page-intro time').count(), 1, 'and has its date')
+})

@@ -1,0 +1,57 @@
+import { renderToString } from 'react-dom/server'
+import t from 'tap'
+import { DRAFT_MARKER_TEXT, isUnpublished, publicationDate } from '../../renderer/components/draft-marker.tsx'
+import { previewEndAction, showsPreviewBar } from '../../renderer/preview-bar.tsx'
+import { JobScreen } from '../../renderer/screens/job-screen.tsx'
+import type { PagePayload } from '../../shared/payload.ts'
+
+const payload = (fullPath: string, preview: boolean, data: Record<string, unknown> = {}): PagePayload => ({
+  path: fullPath.split('?')[0] ?? fullPath,
+  fullPath,
+  routeId: 'job',
+  screen: 'job',
+  status: 200,
+  data,
+  pending: [],
+  page: 1,
+  preview,
+  siteUrl: 'https://www.havenborg.example',
+  canonicalPath: null,
+})
+
+t.test('the bar: on a preview, never on a live page nor in live preview', async (t) => {
+  t.ok(showsPreviewBar(payload('/over-ons', true)), 'a preview by the cookie')
+  t.ok(showsPreviewBar(payload('/over-ons?x-craft-preview=1&token=abc', true)), 'a preview link')
+  t.notOk(showsPreviewBar(payload('/over-ons', false)), 'a live page')
+  t.notOk(showsPreviewBar(payload('/over-ons?x-craft-live-preview=abc&token=abc', true)), "live preview's iframe")
+})
+
+t.test("the bar's form goes back to the page without its preview link, keeping what the route reads", async (t) => {
+  t.equal(previewEndAction('/over-ons?x-craft-preview=1&token=abc'), '/voorbeeld/sluiten?terug=%2Fover-ons')
+  t.equal(previewEndAction('/actueel?pagina=2&x-craft-preview=1&token=abc'), '/voorbeeld/sluiten?terug=%2Factueel%3Fpagina%3D2')
+  t.equal(previewEndAction('/'), '/voorbeeld/sluiten?terug=%2F')
+})
+
+t.test("unpublished as Craft says it: a draft, or any status but live; no publication date then", async (t) => {
+  const entry = (isDraft: boolean | null, status: string | null, postDate: string | null = '2026-11-10T09:00:00+01:00') => ({ isDraft, status, postDate })
+  t.notOk(isUnpublished(entry(false, 'live')))
+  t.same(publicationDate(entry(false, 'live')), { iso: '2026-11-10T09:00:00+01:00', text: '10 november 2026' })
+  for (const [label, unpublished] of [
+    ['a draft of a published entry', entry(true, 'live')],
+    ['a disabled entry', entry(false, 'disabled')],
+    ['a post date still to come', entry(false, 'pending')],
+    ["a new entry's draft without a post date", entry(true, 'enabled', null)],
+  ] as const) {
+    t.ok(isUnpublished(unpublished), label)
+    t.equal(publicationDate(unpublished), undefined, `${label}: no date`)
+  }
+  t.equal(publicationDate(entry(false, 'live', null)), undefined, 'no post date: nothing, never 1 January 1970')
+})
+
+t.test('a job previewed as a draft is marked under its title; a published one is not', async (t) => {
+  const job = (isDraft: boolean) => ({ entry: { id: '1', title: 'Adviseur', slug: 'adviseur', uri: 'jobs/adviseur', postDate: null, dateUpdated: null, sectionHandle: 'jobs', typeHandle: 'job', status: 'live', isDraft, intro: null, location: 'Zwolle', hours: null, salaryMin: null, salaryMax: null, employmentType: null, validThrough: null } })
+  const draft = renderToString(<JobScreen payload={payload('/werken-bij/adviseur', true, { entry: job(true) })} deferred={null} />)
+  t.match(draft, new RegExp(`<h1>Adviseur</h1><p class="draft-marker">${DRAFT_MARKER_TEXT}</p>`))
+  const live = renderToString(<JobScreen payload={payload('/werken-bij/adviseur', false, { entry: job(false) })} deferred={null} />)
+  t.notMatch(live, 'draft-marker')
+})
