@@ -38,7 +38,7 @@ async function rendererProxy(t: Test) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => {
     for (const socket of open) socket.destroy()
-    return new Promise((resolve) => server.close(() => resolve()))
+    return new Promise<void>((resolve) => server.close(() => resolve()))
   })
   return {
     state,
