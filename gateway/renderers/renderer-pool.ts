@@ -173,6 +173,7 @@ export class RendererPool {
         }
         // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
         const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
+        // Marked down meanwhile (by a probe) while this render was under way: it answered, so it is back.
         this.markUp(member, 'rendered')
         return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
       } catch (error) {
