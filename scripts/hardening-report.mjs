@@ -13,6 +13,7 @@ import { floodLatencyRows, measureFloodLatency } from './hardening/flood-latency
 import { junkTokensRows, measureJunkTokens } from './hardening/junk-tokens.mjs'
 import { measureReadinessProbes, readinessProbesRows } from './hardening/readiness-probes.mjs'
 import { measureRedisPause, redisPauseRows } from './hardening/redis-pause.mjs'
+import { measureRenderersDown, renderersDownRows } from './hardening/renderers-down.mjs'
 import { ROOT, log } from './hardening/report-kit.mjs'
 import { measureSockets, socketsRows } from './hardening/sockets-report.mjs'
 import { measureStalePages, stalePagesRows } from './hardening/stale-pages.mjs'
@@ -24,6 +25,7 @@ const measurements = [
   { name: 'readiness', about: 'CMS calls per 300 readiness probes', run: measureReadinessProbes, rows: readinessProbesRows },
   { name: 'uncached', about: 'CMS calls and renders per 1,000 requests of four kinds', run: measureUncachedWork, rows: uncachedWorkRows },
   { name: 'stale', about: 'sitemap pages answered stale after a flood, renderer stopped', run: measureStalePages, rows: stalePagesRows },
+  { name: 'down', about: 'p99 of stored pages under load with every renderer hung', run: measureRenderersDown, rows: renderersDownRows },
   { name: 'sockets', about: 'tokenless /cms/live sockets held, direct and through nginx', run: measureSockets, rows: socketsRows },
   { name: 'redis', about: 'slowest page after a Redis pause', run: measureRedisPause, rows: redisPauseRows },
   { name: 'flood', about: "a visitor's p99 during a 404 flood over alone", run: measureFloodLatency, rows: floodLatencyRows },

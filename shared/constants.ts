@@ -153,6 +153,20 @@ export const SHUTDOWN_DRAIN_MS = 8000
 export const RENDERER_COMMIT_WINDOW_MS = 150
 
 /**
+ * A renderer that failed a render or its health check is skipped until a
+ * probe passes. Its probes back off: the first this long after the failure,
+ * then twice as long each time, up to RENDERER_PROBE_INTERVAL_MS; each delay
+ * is drawn from its upper part (jitter), so gateways do not probe in step.
+ */
+export const RENDERER_PROBE_BACKOFF_START_MS = 250
+/** The share of a probe's delay that jitter may take off: a delay d is drawn from [d × (1 − this), d]. */
+export const RENDERER_PROBE_JITTER = 0.5
+/** A health check of a renderer that has not answered in this long has failed (a hung renderer). */
+export const RENDERER_PROBE_TIMEOUT_MS = 2000
+/** Connecting to a renderer: longer than this and the renderer counts as down. */
+export const RENDERER_CONNECT_TIMEOUT_MS = 2000
+
+/**
  * How long one request's render of a page past its TTL holds off the others
  * (they get the stale page meanwhile) when it neither stores the page nor
  * says it is over: a render hung past every upstream timeout.

@@ -34,5 +34,5 @@ t.test('--only runs the named measurements alone and merges their figures into t
 t.test('an unknown name is refused with the known ones, before anything starts', async (t) => {
   const { code, stderr } = await hardening(['--only=readiness,nope'])
   t.equal(code, 2)
-  t.match(stderr, /unknown nope; known: api, junk, readiness, uncached, stale, sockets, redis, flood/)
+  t.match(stderr, /unknown nope; known: api, junk, readiness, uncached, stale, down, sockets, redis, flood/)
 })

@@ -1,6 +1,13 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
-import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS } from '../../shared/constants.ts'
+import {
+  DNS_FAILURE_LOG_INTERVAL_MS,
+  RENDERER_COMMIT_WINDOW_MS,
+  RENDERER_CONNECT_TIMEOUT_MS,
+  RENDERER_PROBE_BACKOFF_START_MS,
+  RENDERER_PROBE_JITTER,
+  RENDERER_PROBE_TIMEOUT_MS,
+} from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { RenderSigner } from '../../shared/render-signature.ts'
 import type { RenderBody } from '../pages/render-body.ts'
@@ -31,10 +38,33 @@ export function rendererUrl(base: URL, pathWithQuery: string): string {
 /** Any origin: a page's path is parsed against it once per render, the same for every member. */
 const BASE_FOR_PATHS = new URL('http://renderer.invalid')
 
+/** The renderer could not be reached: the render is tried on the next member. */
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
+/**
+ * The renderer took the request and never answered (hung): it is skipped from
+ * now on, but the render is not tried again elsewhere, as the visitor has
+ * already waited a whole render timeout.
+ */
+const UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT'])
+
+/** What the probes are scheduled on; tests drive their own. */
+export interface ProbeTimers {
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+/** Unref'd: a pending probe never keeps the process up. */
+const PROCESS_TIMERS: ProbeTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+}
 
 export interface RendererPoolOptions {
-  /** How often every member's /healthz is checked; a member that fails is skipped until it passes again. */
+  /**
+   * How often an up member's /healthz is checked, and the longest a down
+   * member's probes back off to (from RENDERER_PROBE_BACKOFF_START_MS,
+   * doubling); a down member is skipped until a probe passes.
+   */
   probeIntervalMs: number
   /** How often host names in RENDERER_URL are resolved again (replicas come and go). */
   dnsRefreshMs: number
@@ -48,6 +78,10 @@ export interface RendererPoolOptions {
   onLookupFailed?: (host: string, error: unknown) => void
   /** The clock the interval above is measured on (tests move it). */
   now?: () => number
+  /** The timers probes are scheduled on (tests fire them). */
+  timers?: ProbeTimers
+  /** Draws each down member's probe delay within its jitter (0..1). */
+  random?: () => number
 }
 
 export interface PoolMember {
@@ -61,6 +95,10 @@ interface Member extends RendererAddress {
   /** The configured URL this address came from. */
   source: string
   up: boolean
+  /** While down: the probe delay before jitter, doubling per failed probe up to the probe interval. */
+  backoffMs: number
+  /** The member's next probe, when one is scheduled. */
+  probeTimer: unknown
 }
 
 /** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
@@ -72,8 +110,11 @@ function isClosingAnswer(statusCode: number, headers: RenderResponse['headers'])
 /**
  * Page renders spread over the renderers round robin on kept-alive
  * connections. A renderer that cannot be reached or is closing is marked down
- * and the render tried on the next one; a down renderer is tried only when no
- * other is left, and is back in turn once its health check passes.
+ * and the render tried on the next one; one that took a render and never
+ * answered is marked down too. A down renderer is never sent a render: it is
+ * back in turn once a probe (its /healthz, in the background) passes, and its
+ * probes back off while it stays down. With no renderer up, a render fails at
+ * once, without a connection attempt, so a stored page can stand in at once.
  */
 export class RendererPool {
   private next = 0
@@ -81,7 +122,9 @@ export class RendererPool {
   private members: Member[] = []
   private readonly resolved: Promise<void>
   private readonly timers: NodeJS.Timeout[] = []
-  private probing = false
+  private readonly probeTimers: ProbeTimers
+  private readonly random: () => number
+  private closed = false
   private readonly signer: RenderSigner | undefined
   /** When each host's failed look-up was last told. */
   private readonly lookupFailureToldAt = new Map<string, number>()
@@ -91,10 +134,11 @@ export class RendererPool {
     headersTimeoutMs: number,
     private readonly options: RendererPoolOptions,
   ) {
-    this.agent = new Agent({ connect: { timeout: 2000 }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000 })
+    this.agent = new Agent({ connect: { timeout: RENDERER_CONNECT_TIMEOUT_MS }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000 })
     this.signer = options.renderSecret === undefined ? undefined : new RenderSigner(options.renderSecret)
+    this.probeTimers = options.timers ?? PROCESS_TIMERS
+    this.random = options.random ?? Math.random
     this.resolved = this.refresh()
-    this.timers.push(setInterval(() => void this.probe(), options.probeIntervalMs))
     if (urls.some(needsLookup)) this.timers.push(setInterval(() => void this.refresh(), options.dnsRefreshMs))
     for (const timer of this.timers) timer.unref()
   }
@@ -115,31 +159,29 @@ export class RendererPool {
     const { pathname, search } = new URL(rendererUrl(BASE_FOR_PATHS, pathWithQuery))
     const path = `${pathname}${search}`
     const start = this.next++
-    // The members that were up when the render began, in turn from its start, then the ones that were down.
-    const upAtStart = members.map((member) => member.up)
     let lastError: unknown
-    for (let pass = 0; pass < 2; pass++) {
-      for (let i = 0; i < members.length; i++) {
-        const index = (start + i) % members.length
-        if (upAtStart[index] !== (pass === 0)) continue
-        const member = members[index] as Member
-        try {
-          const response = await this.send(member, path, headers, body)
-          if (isClosingAnswer(response.statusCode, response.headers)) {
-            discard(response)
-            this.mark(member, false, 'closing (503)')
-            continue
-          }
-          // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
-          const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
-          this.mark(member, true, 'rendered')
-          return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
-        } catch (error) {
-          const code = (error as { code?: string }).code ?? ''
-          if (!CONNECT_FAILURES.has(code)) throw error
-          lastError = error
-          this.mark(member, false, code)
+    for (let i = 0; i < members.length; i++) {
+      const member = members[(start + i) % members.length] as Member
+      // Down (found out by this render, another or a probe): skipped until a probe passes.
+      if (!member.up) continue
+      try {
+        const response = await this.send(member, path, headers, body)
+        if (isClosingAnswer(response.statusCode, response.headers)) {
+          discard(response)
+          this.markDown(member, 'closing (503)')
+          continue
         }
+        // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
+        const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
+        // Marked down meanwhile (by a probe) while this render was under way: it answered, so it is back.
+        this.markUp(member, 'rendered')
+        return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? ''
+        if (UNANSWERED.has(code)) this.markDown(member, code)
+        if (!CONNECT_FAILURES.has(code)) throw error
+        lastError = error
+        this.markDown(member, code)
       }
     }
     throw lastError ?? new RendererUnavailableError()
@@ -174,13 +216,13 @@ export class RendererPool {
     return answer
   }
 
-  /** Whether at least one renderer answers its health check; every member's state follows the answers. */
+  /** Whether at least one renderer answers its health check now (readiness); every member's state follows the answers. */
   async healthy(): Promise<boolean> {
     await this.resolved
     const checks = await Promise.all(
       this.members.map(async (member) => {
         const up = await this.check(member)
-        this.mark(member, up, up ? 'health check passed' : 'health check failed')
+        this.afterCheck(member, up)
         return up
       }),
     )
@@ -188,7 +230,9 @@ export class RendererPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true
     for (const timer of this.timers) clearInterval(timer)
+    for (const member of this.members) this.unschedule(member)
     await this.agent.close()
   }
 
@@ -197,8 +241,8 @@ export class RendererPool {
       const response = await request(new URL('/healthz', member.base), {
         dispatcher: this.agent,
         headers: { host: member.host },
-        headersTimeout: 2000,
-        bodyTimeout: 2000,
+        headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
+        bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
       })
       await response.body.dump()
       return response.statusCode === 200
@@ -207,20 +251,60 @@ export class RendererPool {
     }
   }
 
-  private async probe(): Promise<void> {
-    if (this.probing) return
-    this.probing = true
-    try {
-      await this.healthy()
-    } finally {
-      this.probing = false
+  /** One member's health check, in the background: never on a visitor's request. */
+  private async probe(member: Member): Promise<void> {
+    member.probeTimer = undefined
+    const passed = await this.check(member)
+    this.afterCheck(member, passed)
+  }
+
+  /** A member's state after a health check, and when it is checked next: at the interval while up, backing off while down. */
+  private afterCheck(member: Member, passed: boolean): void {
+    // A member gone meanwhile (a replica that left, the pool closed) is checked no more.
+    if (this.closed || !this.members.includes(member)) return
+    if (passed) {
+      if (member.up) this.schedule(member, this.options.probeIntervalMs)
+      else this.markUp(member, 'health check passed')
+    } else if (member.up) {
+      this.markDown(member, 'health check failed')
+    } else {
+      member.backoffMs = Math.min(member.backoffMs * 2, this.options.probeIntervalMs)
+      this.schedule(member, this.jittered(member.backoffMs))
     }
   }
 
-  private mark(member: Member, up: boolean, reason: string): void {
-    if (member.up === up) return
-    member.up = up
-    this.options.onMemberChange?.(member.origin, up, reason)
+  private markUp(member: Member, reason: string): void {
+    if (member.up) return
+    member.up = true
+    member.backoffMs = 0
+    this.schedule(member, this.options.probeIntervalMs)
+    this.options.onMemberChange?.(member.origin, true, reason)
+  }
+
+  /** Skipped from now on; its first probe soon, in case it was a moment's failure. */
+  private markDown(member: Member, reason: string): void {
+    if (!member.up) return
+    member.up = false
+    member.backoffMs = Math.min(RENDERER_PROBE_BACKOFF_START_MS, this.options.probeIntervalMs)
+    this.schedule(member, this.jittered(member.backoffMs))
+    this.options.onMemberChange?.(member.origin, false, reason)
+  }
+
+  /** A delay drawn from the upper part of `ms`, so that gateways that lost a renderer at one moment do not probe it in step. */
+  private jittered(ms: number): number {
+    return Math.round(ms * (1 - RENDERER_PROBE_JITTER * this.random()))
+  }
+
+  private schedule(member: Member, delayMs: number): void {
+    this.unschedule(member)
+    if (this.closed) return
+    member.probeTimer = this.probeTimers.setTimeout(() => void this.probe(member), delayMs)
+  }
+
+  private unschedule(member: Member): void {
+    if (member.probeTimer === undefined) return
+    this.probeTimers.clearTimeout(member.probeTimer)
+    member.probeTimer = undefined
   }
 
   private tellLookupFailure(host: string, error: unknown): void {
@@ -248,11 +332,15 @@ export class RendererPool {
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
         }
-        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true })
+        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined })
       }),
     )
     const unique = new Map(lists.flat().map((member) => [member.origin, member]))
-    this.members = [...unique.values()]
+    const members = [...unique.values()]
+    // A new member starts up, as it was just resolved and a render finds out otherwise; it is first probed after the interval.
+    for (const member of members) if (!known.has(member.origin)) this.schedule(member, this.options.probeIntervalMs)
+    for (const member of this.members) if (!unique.has(member.origin)) this.unschedule(member)
+    this.members = members
     this.options.onRefresh?.(this.list(), failures)
   }
 }

@@ -33,7 +33,13 @@ export function setUpDevReload(app: FastifyInstance, file: string): void {
     const next = readGeneration(file)
     if (next === '' || next === generation) return
     generation = next
-    for (const stream of streams) stream.write(event())
+    // A restarted renderer was skipped while it was away: checked now, so that the reloaded page is rendered, not a 503.
+    void app.renderers
+      .healthy()
+      .catch(() => false)
+      .then(() => {
+        if (generation === next) for (const stream of streams) stream.write(event())
+      })
   })
 
   app.addHook('onSend', async (_request, reply) => {

@@ -68,9 +68,11 @@ export async function waitFor(url, { anyStatus = false, service } = {}) {
 /**
  * A gateway and a renderer from dist/, on loopback, with the embedded content
  * unless `gatewayEnv` names a CRAFT_API_URL. Extra environment for each; both
- * share a render secret. Resolves when the gateway is ready.
+ * share a render secret. `rendererVia(rendererUrl)` names the address the
+ * gateway is given for the renderer instead (a proxy in front of it).
+ * Resolves when the gateway is ready.
  */
-export async function startSite({ gatewayEnv = {}, rendererEnv = {} } = {}) {
+export async function startSite({ gatewayEnv = {}, rendererEnv = {}, rendererVia = (url) => url } = {}) {
   const [port, rendererPort, internalPort] = await Promise.all([freePort(), freePort(), freePort()])
   const common = { LOG_LEVEL: 'warn', RENDER_SECRET: randomBytes(24).toString('base64url') }
   const renderer = startService('renderer.js', { ...common, RENDERER_PORT: String(rendererPort), GATEWAY_URL: `http://127.0.0.1:${port}`, ...rendererEnv })
@@ -79,7 +81,7 @@ export async function startSite({ gatewayEnv = {}, rendererEnv = {} } = {}) {
     PORT: String(port),
     HOST: '127.0.0.1',
     INTERNAL_PORT: String(internalPort),
-    RENDERER_URL: `http://127.0.0.1:${rendererPort}`,
+    RENDERER_URL: rendererVia(`http://127.0.0.1:${rendererPort}`),
     ...gatewayEnv,
   })
   const site = {

@@ -1,7 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { type PoolMember, RendererPool } from '../../gateway/renderers/renderer-pool.ts'
+import { type PoolMember, type ProbeTimers, RendererPool } from '../../gateway/renderers/renderer-pool.ts'
 import { freePort, retryOnAddressInUse } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
@@ -256,4 +256,150 @@ t.test('a page with its length comes as one buffer with its headers; a streamed 
   body.destroy()
   await held.closed
   t.pass("dropping the stream closed the renderer's request")
+})
+
+/**
+ * A renderer's stand-in whose behaviour the test switches: `answer` (pages and
+ * /healthz as told), `reset` (every connection dropped as it is accepted: a
+ * renderer dying) or `hang` (requests taken, never answered: a hung renderer).
+ * It counts the connections it accepted and the requests it read, by path.
+ */
+async function switchableRenderer(t: Test) {
+  const state = { mode: 'answer' as 'answer' | 'reset' | 'hang', healthy: true, connections: 0, pages: 0, probes: 0 }
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/healthz') state.probes++
+    else state.pages++
+    if (state.mode === 'hang') return
+    if (req.url === '/healthz') res.writeHead(state.healthy ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
+    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>page</p>')
+  })
+  server.on('connection', (socket) => {
+    state.connections++
+    if (state.mode === 'reset') socket.destroy()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    return new Promise((resolve) => server.close(resolve))
+  })
+  return {
+    state,
+    url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    /** Ends the kept-alive connections, as a renderer that stops does. */
+    dropConnections: () => server.closeAllConnections(),
+  }
+}
+
+/**
+ * Probe timers the test fires by hand: nothing is probed unless the test says
+ * so, and each probe's next delay is read where the pool schedules it.
+ */
+function manualTimers() {
+  const pending = new Map<number, { ms: number; callback: () => void }>()
+  const scheduled = callsOf<[ms: number]>()
+  let id = 0
+  const timers: ProbeTimers = {
+    setTimeout: (callback, ms) => {
+      pending.set(++id, { ms, callback })
+      scheduled.record(ms)
+      return id
+    },
+    clearTimeout: (handle) => void pending.delete(handle as number),
+  }
+  return {
+    timers,
+    /** The delays of the probes scheduled now. */
+    delays: () => [...pending.values()].map((entry) => entry.ms),
+    /** Runs the one pending probe; resolves with the delay of the probe its result schedules. */
+    async fire(): Promise<number> {
+      const [entry, ...others] = [...pending.entries()]
+      if (!entry || others.length > 0) throw new Error(`one pending probe expected, ${pending.size} found`)
+      pending.delete(entry[0])
+      const next = scheduled.next(() => true)
+      entry[1].callback()
+      return (await next)[0]
+    },
+  }
+}
+
+const UNAVAILABLE = { code: 'RENDERER_UNAVAILABLE' }
+
+t.test('a renderer that failed a render is sent no connection until a probe passes; with none up a render fails at once', async (t) => {
+  const renderer = await switchableRenderer(t)
+  const probes = manualTimers()
+  const changes: string[] = []
+  const pool = new RendererPool([renderer.url], 2000, {
+    probeIntervalMs: 2000,
+    dnsRefreshMs: 60_000,
+    timers: probes.timers,
+    random: () => 0,
+    onMemberChange: (_origin, up, reason) => changes.push(`${up ? 'up' : 'down'} ${reason}`),
+  })
+  t.teardown(() => pool.close())
+  t.equal((await renderText(pool)).text, '<p>page</p>')
+  t.same(probes.delays(), [2000], 'an up member is probed at the interval')
+
+  renderer.state.mode = 'reset'
+  renderer.dropConnections()
+  await t.rejects(renderText(pool), { code: /^(ECONNRESET|UND_ERR_SOCKET)$/ }, 'the renderer drops the render')
+  t.same(pool.list()[0]?.up, false, 'and is marked down')
+  t.same(probes.delays(), [250], 'its first probe soon')
+  const connections = renderer.state.connections
+  for (let i = 0; i < 10; i++) await t.rejects(renderText(pool), UNAVAILABLE, 'none up: RendererUnavailableError')
+  t.equal(renderer.state.connections, connections, 'without a connection attempt')
+
+  renderer.state.mode = 'answer'
+  t.equal(await probes.fire(), 2000, 'the probe passes: probed at the interval again')
+  t.same(pool.list()[0]?.up, true, 'back in turn')
+  t.equal((await renderText(pool)).text, '<p>page</p>', 'and rendering')
+  t.match(changes, [/^down (ECONNRESET|UND_ERR_SOCKET)$/, 'up health check passed'], 'each change told once')
+  t.equal(changes.length, 2)
+})
+
+t.test('a hung renderer (takes the request, never answers) is skipped after one render timeout; the others take its turn', async (t) => {
+  const hung = await switchableRenderer(t)
+  hung.state.mode = 'hang'
+  const good = await switchableRenderer(t)
+  const probes = manualTimers()
+  // The render timeout (headers) is what finds a hung renderer out; 300 ms keeps the test short.
+  const pool = new RendererPool([hung.url, good.url], 300, { probeIntervalMs: 2000, dnsRefreshMs: 60_000, timers: probes.timers })
+  t.teardown(() => pool.close())
+  await t.rejects(renderText(pool), { code: 'UND_ERR_HEADERS_TIMEOUT' }, 'the first render waits on the hung one, and is not retried')
+  t.same(pool.list().map((member) => member.up), [false, true], 'the hung one is down, the other up')
+  for (let i = 0; i < 6; i++) t.equal((await renderText(pool)).text, '<p>page</p>', 'the other renders')
+  t.equal(hung.state.pages, 1, 'the hung one was sent one render, no more')
+  t.equal(good.state.pages, 6)
+
+  good.state.mode = 'reset'
+  good.dropConnections()
+  await t.rejects(renderText(pool), { code: /^(ECONNRESET|UND_ERR_SOCKET)$/ }, 'the other goes down too')
+  const connections = [hung.state.connections, good.state.connections]
+  for (let i = 0; i < 10; i++) await t.rejects(renderText(pool), UNAVAILABLE)
+  t.same([hung.state.connections, good.state.connections], connections, 'none up: no connection to either')
+  t.equal(hung.state.pages, 1)
+})
+
+t.test("a down renderer's probes back off from 250 ms, doubling, to the probe interval, with jitter; a passing probe restores the interval", async (t) => {
+  const renderer = await switchableRenderer(t)
+  renderer.state.healthy = false
+  const probes = manualTimers()
+  let random = 0
+  const pool = new RendererPool([renderer.url], 2000, { probeIntervalMs: 3000, dnsRefreshMs: 60_000, timers: probes.timers, random: () => random })
+  t.teardown(() => pool.close())
+  t.equal(await pool.healthy(), false, 'the readiness check fails')
+  t.same(probes.delays(), [250], 'the member is down; first probe in 250 ms')
+  const delays: number[] = []
+  for (let i = 0; i < 5; i++) delays.push(await probes.fire())
+  t.same(delays, [500, 1000, 2000, 3000, 3000], 'doubling to the interval')
+  t.equal(renderer.state.probes, 6, 'one health check per probe (and the readiness check)')
+  random = 1
+  t.equal(await probes.fire(), 1500, 'jitter takes up to half a delay off')
+  t.equal(renderer.state.pages, 0, 'no render was sent meanwhile')
+
+  renderer.state.healthy = true
+  t.equal(await probes.fire(), 3000, 'a passing probe: the interval again, no jitter')
+  t.same(pool.list()[0]?.up, true)
+  renderer.state.healthy = false
+  random = 0
+  t.equal(await probes.fire(), 250, 'a later failure starts the back-off over')
 })

@@ -1,0 +1,102 @@
+import { type Server, type Socket, connect, createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import t, { type Test } from 'tap'
+import { Agent, request } from 'undici'
+import { startSystem } from '../helpers/system.ts'
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A TCP proxy in front of the renderer. `pass` forwards; `hang` takes every
+ * connection and never writes a byte, as a renderer whose host stopped
+ * answering (loopback refuses a closed port at once, which is the fast case).
+ * While hanging it keeps the request lines it read, to tell probes from renders.
+ */
+async function rendererProxy(t: Test) {
+  const state = { mode: 'pass' as 'pass' | 'hang', target: undefined as URL | undefined, requestLines: [] as string[] }
+  const open = new Set<Socket>()
+  const server: Server = createServer((socket) => {
+    open.add(socket)
+    socket.once('close', () => open.delete(socket))
+    socket.on('error', () => undefined)
+    if (state.mode === 'hang' || !state.target) {
+      let text = ''
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1')
+        for (const match of text.matchAll(/^(GET|POST|HEAD) (\S+) HTTP\/1\.1\r\n/gm)) state.requestLines.push(`${match[1]} ${match[2]}`)
+        text = text.slice(text.lastIndexOf('\n') + 1)
+      })
+      return
+    }
+    const upstream = connect(Number(state.target.port), state.target.hostname)
+    open.add(upstream)
+    upstream.once('close', () => open.delete(upstream))
+    upstream.on('error', () => socket.destroy())
+    socket.pipe(upstream).pipe(socket)
+    socket.once('close', () => upstream.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of open) socket.destroy()
+    return new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  return {
+    state,
+    url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    /** From now on every connection hangs; the ones open now are cut, as when the renderer's process is gone. */
+    hang() {
+      state.mode = 'hang'
+      state.requestLines.length = 0
+      for (const socket of open) socket.destroy()
+    },
+  }
+}
+
+const STORED = ['/', '/kantoren', '/actueel', '/disclaimer', '/werken-bij']
+
+t.test('every renderer hung: stored pages answer STALE without a render being sent, a never-stored one 503; the renderer is back once a probe passes', async (t) => {
+  const proxy = await rendererProxy(t)
+  // A page TTL of 0: every request asks a renderer first, so each one below goes the render path or waits behind one that does.
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', RENDERER_PROBE_INTERVAL_MS: '200' }, (config) => {
+    proxy.state.target = config.rendererUrls[0]
+    config.rendererUrls = [proxy.url]
+  })
+  t.teardown(() => system.close())
+  const logged = (msg: string): number => system.gatewayLogs.lines.filter((line) => line.msg === msg).length
+  const until = async (what: string, done: () => boolean): Promise<void> => {
+    for (let i = 0; i < 600 && !done(); i++) await pause(50)
+    t.ok(done(), what)
+  }
+  const agent = new Agent({ connections: 8 })
+  t.teardown(() => agent.close())
+  const get = async (path: string) => {
+    const response = await request(`${system.url}${path}`, { dispatcher: agent })
+    await response.body.dump()
+    return { path, status: response.statusCode, xCache: response.headers['x-cache'] }
+  }
+  for (const path of STORED) t.match(await get(path), { status: 200, xCache: 'MISS' }, `${path} rendered and stored`)
+
+  proxy.hang()
+  // Found out by its probe (a health check that is never answered), in the background: no visitor waits on it.
+  await until('the hung renderer is marked down', () => logged('renderer skipped') === 1)
+  const rendersBefore = logged('no renderer answered; a stale page stands in')
+
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => get(STORED[i % STORED.length] as string)))
+  t.same(
+    answers.filter((answer) => answer.status !== 200 || answer.xCache !== 'STALE'),
+    [],
+    'every stored page: 200 STALE',
+  )
+  t.ok(logged('no renderer answered; a stale page stands in') > rendersBefore, 'requests went the render path and had the stored page stand in')
+  t.match(await get('/over-ons'), { status: 503 }, 'a page never stored: the fast 503')
+  t.same(
+    proxy.state.requestLines.filter((line) => line !== 'GET /healthz'),
+    [],
+    'no render reached the renderer after it was marked down: its connections carried health checks only',
+  )
+  t.ok(proxy.state.requestLines.length > 0, 'its probes went on (in the background)')
+
+  proxy.state.mode = 'pass'
+  await until('back in turn once a probe passes', () => logged('renderer back in turn') === 1)
+  t.match(await get('/kantoren'), { status: 200, xCache: 'MISS' }, 'rendered again')
+})
