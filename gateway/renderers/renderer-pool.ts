@@ -39,6 +39,9 @@ export function rendererUrl(base: URL, pathWithQuery: string): string {
 const BASE_FOR_PATHS = new URL('http://renderer.invalid')
 
 /** The renderer could not be reached: the render is tried on the next member. */
+/** What a kept-alive socket closed by the renderer as it was reused reports; a new connection settles it. */
+const KEPT_ALIVE_RESETS = new Set(['ECONNRESET', 'UND_ERR_SOCKET'])
+
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
 /**
  * The renderer took the request and never answered (hung): it is skipped from
@@ -160,6 +163,7 @@ export class RendererPool {
     const path = `${pathname}${search}`
     const start = this.next++
     let lastError: unknown
+    let retriedReset = false
     for (let i = 0; i < members.length; i++) {
       const member = members[(start + i) % members.length] as Member
       // Down (found out by this render, another or a probe): skipped until a probe passes.
@@ -181,6 +185,13 @@ export class RendererPool {
         if (UNANSWERED.has(code)) this.markDown(member, code)
         if (!CONNECT_FAILURES.has(code)) throw error
         lastError = error
+        // A kept-alive socket the renderer closed as it was reused: once per render, the same member on a new
+        // connection, so a lone renderer is not left out until its probe for a race (a dead one refuses at once).
+        if (KEPT_ALIVE_RESETS.has(code) && !retriedReset) {
+          retriedReset = true
+          i--
+          continue
+        }
         this.markDown(member, code)
       }
     }

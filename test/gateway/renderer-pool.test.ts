@@ -261,14 +261,21 @@ t.test('a page with its length comes as one buffer with its headers; a streamed 
 /**
  * A renderer's stand-in whose behaviour the test switches: `answer` (pages and
  * /healthz as told), `reset` (every connection dropped as it is accepted: a
- * renderer dying) or `hang` (requests taken, never answered: a hung renderer).
+ * renderer dying) or `hang` (requests taken, never answered: a hung renderer);
+ * `resetNextRequests` drops the sockets of that many requests as they arrive.
  * It counts the connections it accepted and the requests it read, by path.
  */
 async function switchableRenderer(t: Test) {
-  const state = { mode: 'answer' as 'answer' | 'reset' | 'hang', healthy: true, connections: 0, pages: 0, probes: 0 }
+  const state = { mode: 'answer' as 'answer' | 'reset' | 'hang', healthy: true, connections: 0, pages: 0, probes: 0, resetNextRequests: 0 }
   const server: Server = createServer((req, res) => {
     if (req.url === '/healthz') state.probes++
     else state.pages++
+    // A kept-alive socket closed as a request arrives on it: the race of an idle timeout with a reuse.
+    if (state.resetNextRequests > 0) {
+      state.resetNextRequests--
+      req.socket.destroy()
+      return
+    }
     if (state.mode === 'hang') return
     if (req.url === '/healthz') res.writeHead(state.healthy ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
     else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>page</p>')
@@ -354,6 +361,25 @@ t.test('a renderer that failed a render is sent no connection until a probe pass
   t.equal((await renderText(pool)).text, '<p>page</p>', 'and rendering')
   t.match(changes, [/^down (ECONNRESET|UND_ERR_SOCKET)$/, 'up health check passed'], 'each change told once')
   t.equal(changes.length, 2)
+})
+
+t.test('a kept-alive socket reset as it is reused: the render goes again on a new connection, and a lone renderer stays in turn', async (t) => {
+  const renderer = await switchableRenderer(t)
+  const probes = manualTimers()
+  const changes: string[] = []
+  const pool = new RendererPool([renderer.url], 2000, { probeIntervalMs: 2000, dnsRefreshMs: 60_000, timers: probes.timers, onMemberChange: (_origin, up, reason) => changes.push(`${up ? 'up' : 'down'} ${reason}`) })
+  t.teardown(() => pool.close())
+  t.equal((await renderText(pool)).text, '<p>page</p>', 'a render opens the kept-alive connection')
+  renderer.state.resetNextRequests = 1
+  t.equal((await renderText(pool)).text, '<p>page</p>', 'the reset render is sent again and answered')
+  t.equal(renderer.state.pages, 3, 'three requests reached it: the first, the reset one and its retry')
+  t.equal(renderer.state.connections, 2, 'the retry on a new connection')
+  t.same(pool.list()[0]?.up, true, 'still in turn')
+  t.same(changes, [], 'never marked down')
+  // Once per render: a renderer that resets every request is down after its retry.
+  renderer.state.resetNextRequests = 2
+  await t.rejects(renderText(pool), { code: /^(ECONNRESET|UND_ERR_SOCKET)$/ })
+  t.same(pool.list()[0]?.up, false, 'reset twice in one render: down')
 })
 
 t.test('a hung renderer (takes the request, never answers) is skipped after one render timeout; the others take its turn', async (t) => {
