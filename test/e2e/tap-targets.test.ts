@@ -85,6 +85,8 @@ interface CardLinks {
   cardLink: string | undefined
   /** Which link, if any, a tap reaches at the card's corners and centre (in view, above the damage bar). */
   reached: (string | null)[]
+  /** Other links of the card (a phone number in its intro) that a tap at their middle does not reach. */
+  buried: string[]
   /** The focus ring of the card's link is drawn by its ::after, which covers the card. */
   ringOnCard: boolean
 }
@@ -105,6 +107,14 @@ const cardsOf = (page: Page): Promise<CardLinks[]> =>
         [box.left + box.width / 2, box.top + box.height / 2],
       ]
       const reached = points.map(([x, y]) => document.elementFromPoint(x, y)?.closest('a')?.getAttribute('href') ?? null)
+      // A contact link of the intro stays a link of its own, above the cover.
+      const buried = [...card.querySelectorAll('a')]
+        .filter((a) => a !== link)
+        .filter((a) => {
+          const own = a.getBoundingClientRect()
+          return document.elementFromPoint(own.left + own.width / 2, own.top + own.height / 2)?.closest('a') !== a
+        })
+        .map((a) => a.getAttribute('href') ?? '')
       link?.focus()
       const after = link ? getComputedStyle(link, '::after') : undefined
       const ringOnCard = !!link && link.matches(':focus-visible') && after?.position === 'absolute' && after.outlineStyle === 'solid' && getComputedStyle(card).position === 'relative'
@@ -118,6 +128,7 @@ const cardsOf = (page: Page): Promise<CardLinks[]> =>
         })),
         cardLink: link?.getAttribute('href') ?? undefined,
         reached,
+        buried,
         ringOnCard,
       }
     })
@@ -128,6 +139,7 @@ t.test('every card is one link, named by its title; a tap anywhere on it reaches
   t.teardown(() => context.close())
   const page = await context.newPage()
   let counted = 0
+  let withContactLinks = 0
   const wrong: string[] = []
   for (const path of CARD_PAGES) {
     await page.goto(`${system.url}${path}`)
@@ -140,16 +152,19 @@ t.test('every card is one link, named by its title; a tap anywhere on it reaches
     for (const card of cards) {
       const own = card.links.filter((link) => !/^(tel|mailto):/.test(link.href))
       const name = `${path} "${card.title}"`
+      if (card.links.length > own.length) withContactLinks++
       if (own.length !== 1) wrong.push(`${name}: ${own.length} links to pages`)
       if (own[0]?.text !== card.title) wrong.push(`${name}: named "${own[0]?.text}"`)
       if (card.links.some((link) => link.nested)) wrong.push(`${name}: an interactive element inside a link`)
       const missed = card.reached.filter((href) => href !== card.cardLink)
       if (missed.length > 0) wrong.push(`${name}: a tap reaches ${missed.join(', ')}, not ${card.cardLink}`)
+      if (card.buried.length > 0) wrong.push(`${name}: covered by the card's link: ${card.buried.join(', ')}`)
       if (!card.ringOnCard) wrong.push(`${name}: the focus ring is not on the card`)
     }
   }
   t.same(wrong, [], 'one link a card, its title, the whole card its target and its focus ring')
   t.ok(counted > 25, `${counted} cards`)
+  t.ok(withContactLinks > 0, `${withContactLinks} card(s) with a contact link in the intro`)
 })
 
 t.test('a click on the lower-right corner of a card opens its page', async (t) => {
