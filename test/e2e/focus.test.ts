@@ -7,7 +7,8 @@ import { systemWithBrowser } from '../helpers/browser-system.ts'
  * WCAG 1.4.11: the focus indicator needs 3:1 against what it is drawn on. Read
  * from computed styles: the ring's colours (outline and box-shadow), which of
  * them is outermost, and the background just outside the ring (the nearest
- * painted background there, every stop of a gradient counted).
+ * painted background there, every stop of a gradient counted). A card's link
+ * draws its ring around the card, with its ::after.
  */
 const { system, browser } = await systemWithBrowser(t)
 
@@ -69,7 +70,11 @@ const FOCUS_RING_SOURCE = String.raw`(() => {
       }
       return [[255, 255, 255, 1]]
     }
-    const style = getComputedStyle(el)
+    // A card's link draws its ring with its ::after, which covers the card (its offsetParent).
+    const own = getComputedStyle(el)
+    const cover = getComputedStyle(el, '::after')
+    const onCover = own.outlineStyle === 'none' && cover.outlineStyle !== 'none' && cover.position === 'absolute'
+    const style = onCover ? cover : own
     const outlineWidth = parseFloat(style.outlineWidth) || 0
     const outlineOffset = parseFloat(style.outlineOffset) || 0
     const layers = []
@@ -86,7 +91,7 @@ const FOCUS_RING_SOURCE = String.raw`(() => {
     }
     layers.sort((a, b) => b.reach - a.reach)
     const reach = layers[0]?.reach ?? 0
-    const box = el.getBoundingClientRect()
+    const box = (onCover ? el.offsetParent ?? el : el).getBoundingClientRect()
     const gap = reach + 2
     const points = [
       [box.left - gap, box.top + box.height / 2],
