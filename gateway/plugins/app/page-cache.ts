@@ -5,6 +5,7 @@ import { tally } from '../../../shared/metrics.ts'
 import { type RouteTable, createRouteTable } from '../../../shared/routes.ts'
 import { PageCache } from '../../cache/page-cache.ts'
 import { type FastPath, createPageCacheHits } from '../../cache/page-cache-hits.ts'
+import { RenderFlights } from '../../cache/render-flights.ts'
 import type { CacheStatus } from '../../cache/query-cache.ts'
 import { isHttps, trustFunction } from '../../http/trust-proxy.ts'
 import { NOT_FOUND_PAGE_KEY } from '../../pages/not-found-page.ts'
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     pageCache: PageCache
     pageCacheLookups: (result: CacheStatus) => void
+    /** One render per page key at a time (PAGE_RENDER_WAIT_MS): the renders under way that other misses wait on. */
+    renderFlights: RenderFlights
   }
 }
 
@@ -86,6 +89,7 @@ async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promi
       staleWhileRevalidateMs: cache.staleWhileRevalidateMs,
     }),
   )
+  app.decorate('renderFlights', new RenderFlights())
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
   if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, routes, options)
 }
