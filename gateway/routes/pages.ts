@@ -10,6 +10,7 @@ import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import type { CachedPage } from '../cache/page-cache.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import type { FlightLead } from '../cache/render-flights.ts'
+import type { PageLock } from '../cache/shared-tier.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { NO_INLINE_SOURCES, forCaching, pagePolicies } from '../http/content-security.ts'
 import { PRIVATE_NO_CACHE, notModified, publicCacheControl, weakEtag } from '../http/http-caching.ts'
@@ -53,6 +54,8 @@ interface PageVisit {
   flight: FlightLead | undefined
   /** The rendered page went out whole and is being stored: its flight is settled once that is done. */
   storing: boolean
+  /** The lock of this page's render across gateways (the shared tier): the page is stored there too, or the lock given up. */
+  sharedLock: PageLock | undefined
 }
 
 /**
@@ -127,7 +130,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const useCache = config.cache.pageCache && !context.preview
     // Its answer is marked noindex for this request alone: read from the cache, never stored.
     const storable = useCache && !context.malformed
-    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false, flight: undefined, storing: false }
+    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false, flight: undefined, storing: false, sharedLock: undefined }
   }
 
   /**
@@ -327,12 +330,57 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       // 'again': the render was cut short, not for the page's sake; wait for the next one (within the bound).
       if (outcome.kind !== 'again') mayWait = false
     }
-    const refused = admitRender(visit)
-    if (refused) return refused
     // What this render stores must postdate the purges that came while it waited.
     if (waited) visit.ticket = app.pageCache.ticket()
-    if (coalesces(visit)) lead(visit)
+    // Whether the page came from another gateway: a sent reply is a thenable that an await would turn into undefined.
+    if (coalesces(visit) && lead(visit) && (await answeredShared(visit, waitUntil))) return visit.reply
+    const refused = admitRender(visit)
+    if (refused) return refused
     return renderOrStale(visit)
+  }
+
+  /**
+   * Across gateways (the shared tier on Redis): the page another gateway
+   * stored, or is rendering (waited for within the same bound); else this
+   * gateway takes the lock and renders it for all. A page from there is
+   * stored here first, so this gateway's waiters find it. Asked before
+   * admission: a page from another gateway is no work.
+   */
+  async function answeredShared(visit: PageVisit, waitUntil: number): Promise<boolean> {
+    const tier = app.sharedCache
+    if (!tier?.sharesPages) return false
+    const { cacheKey } = visit
+    const claim = await tier.claimPage(cacheKey)
+    if (claim.kind === 'locked') {
+      holdSharedLock(visit, claim.lock)
+      return false
+    }
+    // A render under way already (started beside a redirect lookup) goes on rather than wait.
+    const page = claim.kind === 'stored' ? claim.page : claim.kind === 'held' && visit.rendering === undefined ? await tier.waitForPage(cacheKey, waitUntil - performance.now()) : undefined
+    if (!page) return false
+    app.pageCache.store(visit.ticket, cacheKey, page.statusCode, page.headers, page.body, page.tags, Date.now() - page.storedAt)
+    const stored = app.pageCache.get(cacheKey)
+    // A purge here since the visit began keeps the page out: rendered again.
+    if (!stored) return false
+    abandonRender(visit, 'over')
+    sendStored(visit, stored, 'HIT')
+    return true
+  }
+
+  /** The lock is given up with the render's flight, unless the page was stored there before. */
+  function holdSharedLock(visit: PageVisit, lock: PageLock): void {
+    visit.sharedLock = lock
+    const local = visit.flight
+    if (!local) return lock.release()
+    visit.flight = {
+      settle: (outcome) => {
+        lock.release()
+        local.settle(outcome)
+      },
+      get settled() {
+        return local.settled
+      },
+    }
   }
 
   /**
@@ -459,7 +507,12 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     }
     const cacheControl = publicCacheControl(config.cache.pageTtlMs, config.cache.staleWhileRevalidateMs)
     const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': policies.withInline(inline) }
-    const store = (tags: readonly string[]): void => app.pageCache.store(visit.ticket, visit.cacheKey, rendered.statusCode, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)
+    const store = (tags: readonly string[]): void => {
+      const page = { statusCode: rendered.statusCode, headers: { ...headers, ...cacheTagHeaders(tags) }, body: Buffer.from(html), tags }
+      app.pageCache.store(visit.ticket, visit.cacheKey, page.statusCode, page.headers, page.body, tags)
+      // For the other gateways, unless a purge came here since the render began (Redis has its own check).
+      if (visit.ticket === app.pageCache.ticket()) visit.sharedLock?.store({ ...page, storedAt: Date.now() })
+    }
     const recorded = app.renderTags.take(request.id)
     if (recorded.length > 0) {
       store(recorded)
