@@ -4,9 +4,12 @@
 // once, each over a connection of its own opened beforehand; renders counted
 // by the renderer (its /metrics). Without single flight for renders each
 // visitor that misses before the first render is stored renders the page.
-import { request } from 'undici'
-import { Agent } from 'undici'
-import { log, rendersOf, startSite } from './report-kit.mjs'
+// Then the same with two gateways sharing Redis (and one renderer), the 50
+// visitors split over both, the purge sent to one of them.
+import { randomBytes } from 'node:crypto'
+import { Agent, request } from 'undici'
+import { startRedis } from './redis-pause.mjs'
+import { freePort, log, rendersOf, sleep, startService, startSite, waitFor } from './report-kit.mjs'
 
 const VISITORS = 50
 const PAGES = ['/', '/kantoren', '/over-ons', '/actueel', '/werken-bij']
@@ -26,17 +29,18 @@ async function purgeSiteSettings(siteUrl) {
   return answer
 }
 
-/** `count` requests for one URL sent together over connections opened (and warmed on /healthz) beforehand. */
-async function atOnce(url, count) {
-  const agent = new Agent({ connections: count, pipelining: 0, headersTimeout: 15_000, bodyTimeout: 15_000 })
-  const origin = new URL(url).origin
-  await Promise.all(Array.from({ length: count }, async () => (await request(`${origin}/healthz`, { dispatcher: agent })).body.dump()))
+/** `count` requests for a path sent together, spread over the origins, over connections opened (and warmed on /healthz) beforehand. */
+async function atOnce(origins, path, count) {
+  const agents = origins.map(() => new Agent({ connections: Math.ceil(count / origins.length), pipelining: 0, headersTimeout: 15_000, bodyTimeout: 15_000 }))
+  const originOf = (i) => origins[i % origins.length]
+  const agentOf = (i) => agents[i % agents.length]
+  await Promise.all(Array.from({ length: count }, async (_, i) => (await request(`${originOf(i)}/healthz`, { dispatcher: agentOf(i) })).body.dump()))
   const statuses = {}
   const cache = {}
   await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       try {
-        const response = await request(url, { dispatcher: agent, headers: { 'x-forwarded-for': visitor(i) } })
+        const response = await request(`${originOf(i)}${path}`, { dispatcher: agentOf(i), headers: { 'x-forwarded-for': visitor(i) } })
         await response.body.dump()
         statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1
         const status = String(response.headers['x-cache'] ?? 'none')
@@ -46,34 +50,79 @@ async function atOnce(url, count) {
       }
     }),
   )
-  await agent.close()
+  await Promise.all(agents.map((agent) => agent.close()))
   return { statuses, cache }
 }
 
-export async function measurePurgeRenders({ gatewayEnv = {} } = {}) {
-  const site = await startSite({ gatewayEnv: { PURGE_SECRET, TRUST_PROXY: '1', ...gatewayEnv } })
+/** Per page: stored in every gateway, the site settings purged on the first, then the visitors at once; renders counted by the renderer. */
+async function rendersAfterPurges(origins, rendererUrl, settle) {
+  const pages = {}
+  for (const path of PAGES) {
+    for (const origin of origins) await (await request(`${origin}${path}`)).body.dump()
+    const purge = await purgeSiteSettings(origins[0])
+    await settle()
+    const before = await rendersOf(rendererUrl)
+    const run = await atOnce(origins, path, VISITORS)
+    pages[path] = { renders: (await rendersOf(rendererUrl)) - before, purgedPages: purge.pages, ...run }
+    log('purge renders:', origins.length, 'gateway(s)', path, pages[path])
+  }
+  const renders = Object.values(pages).map((page) => page.renders)
+  return { pages, rendersPerPage: { min: Math.min(...renders), max: Math.max(...renders), mean: +(renders.reduce((a, b) => a + b, 0) / renders.length).toFixed(1) } }
+}
+
+/** Two gateways sharing a redis-server and one renderer, as behind nginx. */
+async function startSharedPair() {
+  const { redis, url: redisUrl } = await startRedis()
+  const [rendererPort, ...ports] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
+  const common = { LOG_LEVEL: 'warn', RENDER_SECRET: randomBytes(24).toString('base64url') }
+  const gateways = [0, 1].map((n) => ({
+    url: `http://127.0.0.1:${ports[n * 2]}`,
+    internalUrl: `http://127.0.0.1:${ports[n * 2 + 1]}`,
+    service: startService('gateway.js', { ...common, PORT: String(ports[n * 2]), HOST: '127.0.0.1', INTERNAL_PORT: String(ports[n * 2 + 1]), RENDERER_URL: `http://127.0.0.1:${rendererPort}`, REDIS_URL: redisUrl, PURGE_SECRET, TRUST_PROXY: '1' }),
+  }))
+  const renderer = startService('renderer.js', { ...common, RENDERER_PORT: String(rendererPort), GATEWAY_URL: gateways[0].url })
+  const pair = {
+    origins: gateways.map((gateway) => gateway.url),
+    rendererUrl: `http://127.0.0.1:${rendererPort}`,
+    async close() {
+      await Promise.all([...gateways.map((gateway) => gateway.service.stop()), renderer.stop(), redis.stop()])
+    },
+  }
   try {
-    const pages = {}
-    for (const path of PAGES) {
-      await (await request(`${site.url}${path}`)).body.dump()
-      const purge = await purgeSiteSettings(site.url)
-      const before = await rendersOf(site.rendererUrl)
-      const run = await atOnce(`${site.url}${path}`, VISITORS)
-      pages[path] = { renders: (await rendersOf(site.rendererUrl)) - before, purgedPages: purge.pages, ...run }
-      log('purge renders:', path, pages[path])
-    }
-    const renders = Object.values(pages).map((page) => page.renders)
-    return { visitors: VISITORS, pages, rendersPerPage: { min: Math.min(...renders), max: Math.max(...renders), mean: +(renders.reduce((a, b) => a + b, 0) / renders.length).toFixed(1) } }
+    for (const gateway of gateways) await waitFor(`${gateway.internalUrl}/readyz`, { service: gateway.service })
+  } catch (error) {
+    await pair.close()
+    throw error
+  }
+  return pair
+}
+
+export async function measurePurgeRenders() {
+  const site = await startSite({ gatewayEnv: { PURGE_SECRET, TRUST_PROXY: '1' } })
+  let oneGateway
+  try {
+    oneGateway = await rendersAfterPurges([site.url], site.rendererUrl, async () => undefined)
   } finally {
     await site.close()
   }
+  const pair = await startSharedPair()
+  try {
+    // The purge reaches the other gateway over Redis's pub/sub within milliseconds: a measurement, not a test, gives it 300.
+    const twoGateways = await rendersAfterPurges(pair.origins, pair.rendererUrl, () => sleep(300))
+    return { visitors: VISITORS, oneGateway, twoGateways }
+  } finally {
+    await pair.close()
+  }
 }
 
+const row = (label, figures) => [
+  label,
+  `${figures.rendersPerPage.mean} (min ${figures.rendersPerPage.min}, max ${figures.rendersPerPage.max}; ${Object.entries(figures.pages)
+    .map(([path, page]) => `${path} ${page.renders}`)
+    .join(', ')})`,
+]
+
 export const purgeRendersRows = (result) => [
-  [
-    `renders per page after a purge, ${result.visitors} visitors at once`,
-    `${result.rendersPerPage.mean} (min ${result.rendersPerPage.min}, max ${result.rendersPerPage.max}; ${Object.entries(result.pages)
-      .map(([path, page]) => `${path} ${page.renders}`)
-      .join(', ')})`,
-  ],
+  row(`renders per page after a purge, ${result.visitors} visitors at once`, result.oneGateway),
+  row(`the same, two gateways sharing Redis`, result.twoGateways),
 ]
