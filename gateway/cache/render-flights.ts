@@ -39,6 +39,8 @@ export interface RenderFlightEvents {
   settled: [key: string, outcome: FlightOutcome['kind']]
   /** A waiter waited its whole bound. */
   timedOut: [key: string]
+  /** A waiter's wait is over, so. */
+  waited: [key: string, outcome: WaitOutcome['kind']]
 }
 
 /**
@@ -96,9 +98,11 @@ export class RenderFlights extends EventEmitter<RenderFlightEvents> {
         resolve({ kind: 'timeout' })
       }, Math.max(0, ms))
     })
-    return Promise.race([flight.done, timedOut]).finally(() => {
+    return Promise.race([flight.done, timedOut]).then((outcome) => {
       clearTimeout(timer)
       flight.waiting--
+      this.emit('waited', key, outcome.kind)
+      return outcome
     })
   }
 }

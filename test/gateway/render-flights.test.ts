@@ -136,6 +136,8 @@ t.test(`${VISITORS} concurrent misses of one page: one render, every visitor get
   t.equal(new Set(pages.map((page) => h1Of(page.body))).size, 1, 'the same page')
   t.ok(h1Of(pages[0]?.body ?? ''), 'a page with its heading')
   t.equal(system.gateway.renderFlights.size, 0, 'no render left under way')
+  const metrics = await (await request(`${system.internalUrl}/metrics`)).body.text()
+  t.match(metrics, new RegExp(`page_render_waits_total\\{outcome="over"[^}]*\\} ${VISITORS - 1}\\b`), 'the waits counted, by how they ended')
 })
 
 t.test(`after a purge of ${SITE_SETTINGS_HANDLE}, ${VISITORS} concurrent visitors of each page cause one render per page`, async (t) => {
