@@ -50,6 +50,8 @@ export interface SharedTierEvents {
   /** This gateway renders a page the others wait for (`locked`), or waits for another's render of it (`waiting`). */
   pageLocked: [key: string]
   pageWaiting: [key: string]
+  /** A wait for another gateway's page is over: the page came, its lock went without one (given up, or lapsed), the wait's bound passed, or Redis failed. */
+  pageWaited: [key: string, outcome: 'stored' | 'released' | 'timeout' | 'unavailable']
 }
 
 /** A whole rendered page as the gateways share it. */
@@ -195,10 +197,13 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 const PAGE_TAG = /^[A-Za-z0-9_:.-]{1,200}$/
 
+/** An HMAC of the entry under RENDER_SECRET, told apart by its context from the render requests' signatures under the same secret. */
+const pageSignature = (rest: string, secret: string): string => createHmac('sha256', secret).update('havenborg shared page\n').update(rest).digest('hex')
+
 /** `P <hmac>` on the first line, `[storedAt,statusCode,headers,tags]` on the second, then the page's bytes. */
 function encodePage(page: SharedPage, secret: string): string {
   const rest = `${JSON.stringify([page.storedAt, page.statusCode, page.headers, page.tags])}\n${page.body.toString('utf8')}`
-  return `P ${createHmac('sha256', secret).update(rest).digest('hex')}\n${rest}`
+  return `P ${pageSignature(rest, secret)}\n${rest}`
 }
 
 /** A page written by a gateway with the same secret, of the shape one stores: anything else is refused (and why). */
@@ -208,7 +213,7 @@ function decodePage(stored: string, secret: string): { page: SharedPage; fault?:
   if (!stored.startsWith('P ') || second === -1) return { fault: 'not a page entry' }
   const rest = stored.slice(first + 1)
   const given = Buffer.from(stored.slice(2, first), 'utf8')
-  const expected = Buffer.from(createHmac('sha256', secret).update(rest).digest('hex'), 'utf8')
+  const expected = Buffer.from(pageSignature(rest, secret), 'utf8')
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { fault: 'signature does not match' }
   let header: unknown
   try {
@@ -432,10 +437,15 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   async waitForPage(key: string, ms: number): Promise<SharedPage | undefined> {
     const secret = this.options.pages?.secret
     if (secret === undefined) return undefined
-    const pageKey = `page:${key}`
-    const deadline = Date.now() + ms
     this.emit('pageWaiting', key)
-    while (Date.now() < deadline && this.usable()) {
+    const { page, outcome } = await this.pollForPage(`page:${key}`, Date.now() + ms, secret)
+    this.emit('pageWaited', key, outcome)
+    return page
+  }
+
+  private async pollForPage(pageKey: string, deadline: number, secret: string): Promise<{ page?: SharedPage; outcome: 'stored' | 'released' | 'timeout' | 'unavailable' }> {
+    while (Date.now() < deadline) {
+      if (!this.usable()) return { outcome: 'unavailable' }
       await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())))
       let results: [Error | null, unknown][] | null
       try {
@@ -445,14 +455,14 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
         this.succeeded()
       } catch (error) {
         this.failed(error as Error)
-        return undefined
+        return { outcome: 'unavailable' }
       }
       const [stored, lock] = results.map(([, value]) => value) as [string | null, string | null]
       const page = this.usablePage(pageKey, stored, secret)
-      if (page) return page
-      if (lock === null) return undefined
+      if (page) return { page, outcome: 'stored' }
+      if (lock === null) return { outcome: 'released' }
     }
-    return undefined
+    return { outcome: 'timeout' }
   }
 
   private pageLock(pageKey: string, lockKey: string, token: string, epoch: string, secret: string): PageLock {

@@ -23,10 +23,10 @@ async function get(system: System, path: string) {
   return { status: response.statusCode, cache: String(response.headers['x-cache']), body: await response.body.text() }
 }
 
-/** Renders of both gateways, counted, each held until `opened` (when given). */
-function countRenders(t: Tap.Test, opened?: Promise<void>) {
+/** Renders of the gateways (both unless told), counted, each held until `opened` (when given). */
+function countRenders(t: Tap.Test, opened?: Promise<void>, only: readonly System[] = systems) {
   const state = { renders: 0 }
-  for (const system of systems) {
+  for (const system of only) {
     const renderers = system.gateway.renderers
     const render = renderers.render.bind(renderers)
     renderers.render = async (...args: Parameters<typeof render>) => {
@@ -106,4 +106,64 @@ t.test('a page in Redis without the signature of the shared secret is refused an
   t.not(h1Of(page.body), 'Vervalst', 'not the forged page')
   t.equal(page.cache, 'MISS')
   t.equal(counted.renders, 1)
+})
+
+t.test("a render that fails on one gateway gives its lock up: the gateway waiting for its page renders its own", async (t) => {
+  const path = '/actueel'
+  for (const system of systems) system.gateway.pageCache.purge()
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  let renders = 0
+  const renderers = pair.a.gateway.renderers
+  const render = renderers.render.bind(renderers)
+  // Gateway A's render fails once let go; B's goes through.
+  renderers.render = async () => {
+    renders++
+    await opened
+    throw new Error('renderer down')
+  }
+  t.teardown(() => {
+    renderers.render = render
+  })
+  const counted = countRenders(t, undefined, [pair.b])
+  const failing = get(pair.a, path)
+  await nextEvent(tierOf(pair.a), 'pageLocked', 'gateway A takes the lock')
+  const waiting = nextEvent(tierOf(pair.b), 'pageWaiting', 'gateway B waits for its page')
+  const waited = nextEvent(tierOf(pair.b), 'pageWaited', "gateway B's wait ends")
+  const other = get(pair.b, path)
+  await waiting
+  open()
+  t.same(await waited, [path, 'released'], 'ended by the lock going (given up; a lease nobody renews would lapse within 500 ms too), not by the bound')
+  t.equal((await failing).status, 503, 'the failed render: no stale page to stand in')
+  const page = await other
+  t.equal(page.status, 200, 'the other gateway rendered the page itself once the lock was given up')
+  t.equal(page.cache, 'MISS')
+  t.equal(renders, 1)
+  t.equal(counted.renders, 1, "B's own render")
+})
+
+t.test('the wait across gateways is bounded: with the render hung, the waiting gateway renders its own after PAGE_RENDER_WAIT_MS', async (t) => {
+  const path = '/werken-bij/open-sollicitatie'
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  const renderers = pair.a.gateway.renderers
+  const render = renderers.render.bind(renderers)
+  renderers.render = async (...args: Parameters<typeof render>) => {
+    await opened
+    return render(...args)
+  }
+  t.teardown(() => {
+    renderers.render = render
+    open()
+  })
+  const hung = get(pair.a, path)
+  await nextEvent(tierOf(pair.a), 'pageLocked', 'gateway A takes the lock')
+  const waited = nextEvent(tierOf(pair.b), 'pageWaited', "gateway B's wait ends")
+  const page = await get(pair.b, path)
+  t.same(await waited, [path, 'timeout'], 'ended by its bound')
+  t.equal(page.status, 200, 'the waiting gateway answered by itself')
+  t.equal(page.cache, 'MISS')
+  t.equal(await pair.redis.client.exists(`${pair.a.gateway.config.redis.keyPrefix}l:page:${path}`), 1, "by its own bound: A's lock had not lapsed (REDIS_LOCK_MS)")
+  open()
+  t.equal((await hung).status, 200)
 })
