@@ -41,13 +41,14 @@ function countRenders(t: Tap.Test, opened?: Promise<void>, only: readonly System
   return state
 }
 
+// The redirect rules known in each gateway, as they are after a purge of the site's settings: a miss that must ask the CMS
+// for them starts its render beside that lookup, before it could know of the other gateway's (pages.ts, lookUpRedirect).
+for (const system of systems) await get(system, '/')
+
 const pageKeyInRedis = (path: string) => `${pair.a.gateway.config.redis.keyPrefix}q:page:${path}`
 
 t.test('concurrent misses of one page spread over both gateways: one render in all', async (t) => {
   const path = '/kantoren'
-  // The redirect rules known in each gateway, as they are after a purge of the site's settings: a miss that must ask the CMS
-  // for them starts its render beside that lookup, before it could know of the other gateway's (pages.ts, lookUpRedirect).
-  for (const system of systems) await get(system, '/')
   let open!: () => void
   const opened = new Promise<void>((resolve) => (open = resolve))
   const counted = countRenders(t, opened)
