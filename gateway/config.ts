@@ -139,6 +139,12 @@ export interface GatewayConfig {
     pageMaxEntries: number
     pageMaxBytes: number
     pageTtlMs: number
+    /**
+     * How long a miss waits for another request's render of the same page
+     * (one render per page key at a time in a gateway); past it, the stale
+     * page or a render of its own. 0: every miss renders.
+     */
+    pageRenderWaitMs: number
     /** The answers of /api, kept apart from the pages' data (in memory only, never in Redis), so /api callers cannot evict pages. */
     apiMaxEntries: number
     apiMaxBytes: number
@@ -352,6 +358,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', 2000, 1, 1_000_000),
       pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
       pageTtlMs: readInteger(env, 'PAGE_CACHE_TTL_MS', 30_000, 0, 86_400_000),
+      pageRenderWaitMs: readInteger(env, 'PAGE_RENDER_WAIT_MS', 3000, 0, 120_000),
       apiMaxEntries: readInteger(env, 'API_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
       apiMaxBytes: readInteger(env, 'API_CACHE_MAX_BYTES', 16 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     },

@@ -246,16 +246,17 @@ export class PageCache {
   }
 
   /**
-   * Stores the page at once, as it is; its gzip and brotli variants follow
+   * Stores the page at once, as it is (`ageMs` old); its gzip and brotli variants follow
    * when encoded off the event loop (encoding here cost each miss about a
    * millisecond of the event loop).
    */
-  store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = []): void {
+  store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = [], ageMs = 0): void {
     // A TTL of 0 to lru-cache would mean kept for ever.
     const keptMs = this.options.ttlMs + Math.max(this.options.staleIfErrorMs, this.options.staleWhileRevalidateMs ?? 0)
     const segment = this.segmentOf(key)
     if (ticket !== this.generation || body.byteLength > segment.maxSize / 4 || keptMs <= 0) return
-    const page: CachedPage = { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs, tags }
+    // A page another gateway rendered (the shared tier) is fresh for what is left of its TTL.
+    const page: CachedPage = { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs - Math.max(0, ageMs), tags }
     segment.set(key, page, { ttl: keptMs })
     if (body.byteLength >= MIN_ENCODED_BYTES) this.encodeLater({ key, page, generation: this.generation })
   }

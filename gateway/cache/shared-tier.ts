@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -13,6 +13,13 @@ export interface SharedTierOptions {
   keyPrefix: string
   /** How long Redis keeps an entry: the TTL plus the longer of the stale windows. */
   entryLifetimeMs: number
+  /**
+   * Whole pages are shared too (one render per page across gateways), kept
+   * while fresh (PAGE_CACHE_TTL_MS) and signed with this secret
+   * (RENDER_SECRET), since Redis holds what anyone wrote there and a page is
+   * served as it is. Without a secret or a TTL, pages are not shared.
+   */
+  pages?: { secret: string | undefined; lifetimeMs: number }
   log: FastifyBaseLogger
   /** Another gateway purged (undefined: everything, or purges may have been missed). */
   onPurge: (tags: readonly string[] | undefined) => void
@@ -40,7 +47,35 @@ export interface SharedTierEvents {
   renewed: [key: string]
   /** An entry in Redis failed the checks a CMS answer passes: dropped, and the key is loaded as on a miss. */
   refused: [key: string, reason: string]
+  /** This gateway renders a page the others wait for (`locked`), or waits for another's render of it (`waiting`). */
+  pageLocked: [key: string]
+  pageWaiting: [key: string]
+  /** A wait for another gateway's page is over: the page came, its lock went without one (given up, or lapsed), the wait's bound passed, or Redis failed. */
+  pageWaited: [key: string, outcome: 'stored' | 'released' | 'timeout' | 'unavailable']
 }
+
+/** A whole rendered page as the gateways share it. */
+export interface SharedPage {
+  statusCode: number
+  headers: Record<string, string>
+  body: Buffer
+  tags: readonly string[]
+  /** When it was stored (this gateway's clock at most): its age counts against its TTL in every gateway. */
+  storedAt: number
+}
+
+/** The render of a page this gateway holds the lock of: store its page (if no purge came since the claim), or give the lock up. */
+export interface PageLock {
+  store(page: SharedPage): void
+  release(): void
+}
+
+/**
+ * A page-cache miss asked Redis: the page another gateway stored; the lock,
+ * so this gateway renders it for all; another gateway renders it (wait with
+ * `waitForPage`); or no Redis to ask (render as without one).
+ */
+export type PageClaim = { kind: 'stored'; page: SharedPage } | { kind: 'locked'; lock: PageLock } | { kind: 'held' } | { kind: 'unavailable' }
 
 /** Lock waiters look again this often. */
 const POLL_MS = 20
@@ -159,6 +194,42 @@ function decodeEntry(stored: string, accepts: (answer: UpstreamAnswer) => boolea
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const PAGE_TAG = /^[A-Za-z0-9_:.-]{1,200}$/
+
+/** An HMAC of the entry under RENDER_SECRET, told apart by its context from the render requests' signatures under the same secret. */
+const pageSignature = (rest: string, secret: string): string => createHmac('sha256', secret).update('havenborg shared page\n').update(rest).digest('hex')
+
+/** `P <hmac>` on the first line, `[storedAt,statusCode,headers,tags]` on the second, then the page's bytes. */
+function encodePage(page: SharedPage, secret: string): string {
+  const rest = `${JSON.stringify([page.storedAt, page.statusCode, page.headers, page.tags])}\n${page.body.toString('utf8')}`
+  return `P ${pageSignature(rest, secret)}\n${rest}`
+}
+
+/** A page written by a gateway with the same secret, of the shape one stores: anything else is refused (and why). */
+function decodePage(stored: string, secret: string): { page: SharedPage; fault?: undefined } | { page?: undefined; fault: string } {
+  const first = stored.indexOf('\n')
+  const second = first === -1 ? -1 : stored.indexOf('\n', first + 1)
+  if (!stored.startsWith('P ') || second === -1) return { fault: 'not a page entry' }
+  const rest = stored.slice(first + 1)
+  const given = Buffer.from(stored.slice(2, first), 'utf8')
+  const expected = Buffer.from(pageSignature(rest, secret), 'utf8')
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { fault: 'signature does not match' }
+  let header: unknown
+  try {
+    header = JSON.parse(stored.slice(first + 1, second))
+  } catch {
+    return { fault: 'header not JSON' }
+  }
+  if (!Array.isArray(header) || header.length !== 4) return { fault: 'header not [storedAt,statusCode,headers,tags]' }
+  const [storedAt, statusCode, headers, tags] = header as unknown[]
+  if (typeof storedAt !== 'number' || !Number.isFinite(storedAt) || storedAt > Date.now() + CLOCK_SKEW_MS) return { fault: 'storedAt not a time before now' }
+  if (statusCode !== 200) return { fault: 'not a 200 page' }
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers) || !Object.values(headers).every((value) => typeof value === 'string')) return { fault: 'headers not strings' }
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string' && PAGE_TAG.test(tag))) return { fault: 'tags not tags' }
+  const body = Buffer.from(stored.slice(second + 1), 'utf8')
+  return { page: { storedAt: Math.min(storedAt, Date.now()), statusCode, headers: headers as Record<string, string>, tags: tags as string[], body } }
+}
 
 /**
  * The shared tier of the query cache on Redis, for several gateways: entries
@@ -317,6 +388,114 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       await sleep(POLL_MS)
       if (!this.usable()) return direct()
     }
+  }
+
+  /** Whether pages are shared: a secret to sign them and a TTL to keep them for. */
+  get sharesPages(): boolean {
+    return this.options.pages?.secret !== undefined && this.options.pages.lifetimeMs > 0
+  }
+
+  /**
+   * A page-cache miss of the one request of this gateway that would render
+   * the page: the page if another gateway stored it, else the lock of its
+   * render (a lease renewed while it renders, as for the CMS's answers) or
+   * word that another gateway holds it. Pages live in the entries' space, so
+   * a purge of their tags drops them as it drops the answers.
+   */
+  async claimPage(key: string): Promise<PageClaim> {
+    const secret = this.options.pages?.secret
+    if (secret === undefined || !this.sharesPages || !this.usable()) return { kind: 'unavailable' }
+    const pageKey = `page:${key}`
+    const lockKey = this.lockKey(pageKey)
+    const token = `L${randomUUID()}`
+    let results: [Error | null, unknown][] | null
+    try {
+      results = await this.command.pipeline().set(lockKey, token, 'PX', this.leaseMs, 'NX').get(this.valueKey(pageKey)).get(this.epochKey).exec()
+      const failure = results?.find(([error]) => error)?.[0]
+      if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
+      this.succeeded()
+    } catch (error) {
+      this.failed(error as Error)
+      return { kind: 'unavailable' }
+    }
+    const [locked, stored, epoch] = results.map(([, value]) => value) as [string | null, string | null, string | null]
+    const page = this.usablePage(pageKey, stored, secret)
+    if (page) {
+      if (locked === 'OK') void this.settle(lockKey, token, '')
+      return { kind: 'stored', page }
+    }
+    if (locked !== 'OK') return { kind: 'held' }
+    this.emit('pageLocked', key)
+    return { kind: 'locked', lock: this.pageLock(pageKey, lockKey, token, epoch ?? '0', secret) }
+  }
+
+  /**
+   * Waits at most `ms` for the page another gateway renders: the page once
+   * stored; undefined once its lock is gone without one (that render stored
+   * nothing), past `ms`, or without Redis.
+   */
+  async waitForPage(key: string, ms: number): Promise<SharedPage | undefined> {
+    const secret = this.options.pages?.secret
+    if (secret === undefined) return undefined
+    this.emit('pageWaiting', key)
+    const { page, outcome } = await this.pollForPage(`page:${key}`, Date.now() + ms, secret)
+    this.emit('pageWaited', key, outcome)
+    return page
+  }
+
+  private async pollForPage(pageKey: string, deadline: number, secret: string): Promise<{ page?: SharedPage; outcome: 'stored' | 'released' | 'timeout' | 'unavailable' }> {
+    while (Date.now() < deadline) {
+      if (!this.usable()) return { outcome: 'unavailable' }
+      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())))
+      let results: [Error | null, unknown][] | null
+      try {
+        results = await this.command.pipeline().get(this.valueKey(pageKey)).get(this.lockKey(pageKey)).exec()
+        const failure = results?.find(([error]) => error)?.[0]
+        if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
+        this.succeeded()
+      } catch (error) {
+        this.failed(error as Error)
+        return { outcome: 'unavailable' }
+      }
+      const [stored, lock] = results.map(([, value]) => value) as [string | null, string | null]
+      const page = this.usablePage(pageKey, stored, secret)
+      if (page) return { page, outcome: 'stored' }
+      if (lock === null) return { outcome: 'released' }
+    }
+    return { outcome: 'timeout' }
+  }
+
+  private pageLock(pageKey: string, lockKey: string, token: string, epoch: string, secret: string): PageLock {
+    const stopRenewing = this.renewWhileLoading(pageKey, lockKey, token)
+    let done = false
+    return {
+      store: (page) => {
+        if (done) return
+        done = true
+        stopRenewing()
+        const tagKeys = page.tags.map((tag) => this.tagKey(tag))
+        const lifetimeMs = this.options.pages?.lifetimeMs ?? 0
+        this.command.storeEntry(3 + tagKeys.length, this.valueKey(pageKey), lockKey, this.epochKey, ...tagKeys, epoch, encodePage(page, secret), lifetimeMs, pageKey, token).then(
+          () => this.succeeded(),
+          (error: Error) => this.failed(error),
+        )
+      },
+      release: () => {
+        if (done) return
+        done = true
+        stopRenewing()
+        void this.settle(lockKey, token, '')
+      },
+    }
+  }
+
+  /** The page a key holds in Redis if it is one a gateway with this secret stored; a refused one is dropped and logged. */
+  private usablePage(pageKey: string, stored: string | null, secret: string): SharedPage | undefined {
+    if (stored === null) return undefined
+    const decoded = decodePage(stored, secret)
+    if (decoded.page) return decoded.page
+    this.refused(pageKey, stored, decoded.fault)
+    return undefined
   }
 
   /**

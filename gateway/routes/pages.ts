@@ -9,6 +9,8 @@ import { overBudget } from '../admission/admission.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import type { CachedPage } from '../cache/page-cache.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
+import type { FlightLead } from '../cache/render-flights.ts'
+import type { PageLock } from '../cache/shared-tier.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { NO_INLINE_SOURCES, forCaching, pagePolicies } from '../http/content-security.ts'
 import { PRIVATE_NO_CACHE, notModified, publicCacheControl, weakEtag } from '../http/http-caching.ts'
@@ -48,6 +50,12 @@ interface PageVisit {
   revalidating: boolean
   /** Admitted to render (gateway/admission/): a preview before anything starts, a live page once the cache missed. */
   admitted: boolean
+  /** This request's render is the one other misses of its key wait on (cache/render-flights.ts): told how it ended. */
+  flight: FlightLead | undefined
+  /** The rendered page went out whole and is being stored: its flight is settled once that is done. */
+  storing: boolean
+  /** The lock of this page's render across gateways (the shared tier): the page is stored there too, or the lock given up. */
+  sharedLock: PageLock | undefined
 }
 
 /**
@@ -76,10 +84,15 @@ function recordedWhenSent(reply: FastifyReply, body: Buffer | Readable, done: (w
   return recorder
 }
 
-/** The render started alongside the redirect lookup, dropped when its page is not needed after all. */
-function abandonRender(visit: PageVisit): void {
+/**
+ * The render started alongside the redirect lookup, dropped when its page is
+ * not needed after all; the misses waiting on it look again (`over`: the
+ * page is stored, or redirects), or wait for another's (`again`).
+ */
+function abandonRender(visit: PageVisit, outcome: 'over' | 'again' = 'over'): void {
   visit.rendering?.then((rendered) => rendered instanceof MissingPage || discard(rendered), () => undefined)
   visit.rendering = undefined
+  visit.flight?.settle({ kind: outcome })
 }
 
 function passedHeaders(rendered: RenderResponse): Record<string, string> {
@@ -117,7 +130,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const useCache = config.cache.pageCache && !context.preview
     // Its answer is marked noindex for this request alone: read from the cache, never stored.
     const storable = useCache && !context.malformed
-    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false }
+    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false, flight: undefined, storing: false, sharedLock: undefined }
   }
 
   /**
@@ -167,7 +180,10 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
   /** The redirect rule from the cache or the CMS, the render started alongside when the CMS must be asked. */
   async function lookUpRedirect(visit: PageVisit): Promise<RedirectRule | undefined> {
     const lookup = app.redirects.match(visit.url.path, visit.context, visit.request.log)
-    if ((await settledAtOnce(lookup)) === PENDING) visit.rendering = startRender(visit)
+    if ((await settledAtOnce(lookup)) !== PENDING) return lookup
+    // Misses of one page that all find the rules unknown (a cold gateway, a purge of the redirects) start one render alongside, not one each.
+    if (!coalesces(visit)) visit.rendering = startRender(visit)
+    else if (lead(visit)) visit.rendering = startRender(visit)
     return lookup
   }
 
@@ -267,10 +283,119 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     visit.admitted = true
     const retryAfter = app.admission.admitRender(visit.request, visit.reply, visit.revalidating)
     if (retryAfter === undefined) return undefined
-    abandonRender(visit)
+    // Another client's miss may render the page for the waiters.
+    abandonRender(visit, 'again')
     const stale = answerStale(visit)
     if (stale) return stale
     throw overBudget(visit.reply, retryAfter)
+  }
+
+  /** Whether a miss of this visit takes part in the single flight of its key's renders: a page stored for everyone, not a preview. */
+  function coalesces(visit: PageVisit): boolean {
+    return config.cache.pageRenderWaitMs > 0 && visit.storable && !visit.revalidating
+  }
+
+  /**
+   * A live page from what is known or stored, else its render: one per page
+   * key at a time in this gateway (cache/render-flights.ts). A miss while
+   * another request renders the page waits for that render, for at most
+   * PAGE_RENDER_WAIT_MS in all, and looks again. Waiting is no work: it is
+   * charged nothing, and a waiter that renders after all is admitted and
+   * charged as any miss. On a failed render the waiters share the failure;
+   * past the bound they get the stale page if there is one (the render they
+   * waited on is slow, theirs would be too), else render themselves (it may
+   * be one renderer that hangs).
+   */
+  async function answerLive(visit: PageVisit): Promise<FastifyReply> {
+    const waitUntil = performance.now() + config.cache.pageRenderWaitMs
+    let mayWait = true
+    let waited = false
+    for (;;) {
+      const known = answerKnownMissing(visit) ?? answerFromCache(visit)
+      if (known) return known
+      // A render already under way (started beside a redirect lookup, which leads when it can) is not thrown away to wait for another.
+      const waiting = mayWait && visit.rendering === undefined && coalesces(visit) ? app.renderFlights.wait(visit.cacheKey, waitUntil - performance.now()) : undefined
+      if (!waiting) break
+      waited = true
+      const outcome = await waiting
+      if (outcome.kind === 'failed') {
+        const stale = answerStale(visit)
+        if (stale) return stale
+        throw new RendererUnavailableError({ cause: outcome.error })
+      }
+      if (outcome.kind === 'timeout') {
+        const stale = answerStale(visit)
+        if (stale) return stale
+      }
+      // 'again': the render was cut short, not for the page's sake; wait for the next one (within the bound).
+      if (outcome.kind !== 'again') mayWait = false
+    }
+    // What this render stores must postdate the purges that came while it waited.
+    if (waited) visit.ticket = app.pageCache.ticket()
+    // Whether the page came from another gateway: a sent reply is a thenable that an await would turn into undefined.
+    if (coalesces(visit) && lead(visit) && (await answeredShared(visit, waitUntil))) return visit.reply
+    const refused = admitRender(visit)
+    if (refused) return refused
+    return renderOrStale(visit)
+  }
+
+  /**
+   * Across gateways (the shared tier on Redis): the page another gateway
+   * stored, or is rendering (waited for within the same bound); else this
+   * gateway takes the lock and renders it for all. A page from there is
+   * stored here first, so this gateway's waiters find it. Asked before
+   * admission: a page from another gateway is no work.
+   */
+  async function answeredShared(visit: PageVisit, waitUntil: number): Promise<boolean> {
+    const tier = app.sharedCache
+    if (!tier?.sharesPages) return false
+    const { cacheKey } = visit
+    const claim = await tier.claimPage(cacheKey)
+    if (claim.kind === 'locked') {
+      holdSharedLock(visit, claim.lock)
+      return false
+    }
+    // A render under way already (started beside a redirect lookup) goes on rather than wait.
+    const page = claim.kind === 'stored' ? claim.page : claim.kind === 'held' && visit.rendering === undefined ? await tier.waitForPage(cacheKey, waitUntil - performance.now()) : undefined
+    if (!page) return false
+    app.pageCache.store(visit.ticket, cacheKey, page.statusCode, page.headers, page.body, page.tags, Date.now() - page.storedAt)
+    const stored = app.pageCache.get(cacheKey)
+    // A purge here since the visit began keeps the page out: rendered again.
+    if (!stored) return false
+    abandonRender(visit, 'over')
+    sendStored(visit, stored, 'HIT')
+    return true
+  }
+
+  /** The lock is given up with the render's flight, unless the page was stored there before. */
+  function holdSharedLock(visit: PageVisit, lock: PageLock): void {
+    visit.sharedLock = lock
+    const local = visit.flight
+    if (!local) return lock.release()
+    visit.flight = {
+      settle: (outcome) => {
+        lock.release()
+        local.settle(outcome)
+      },
+      get settled() {
+        return local.settled
+      },
+    }
+  }
+
+  /**
+   * This visit's render is the one other misses of its key wait on, unless
+   * one is under way already (false: then it renders on its own, or waits).
+   */
+  function lead(visit: PageVisit): boolean {
+    if (visit.flight) return true
+    const flight = app.renderFlights.lead(visit.cacheKey)
+    if (!flight) return false
+    visit.flight = flight
+    // Any way the answer ends without saying how (its visitor left mid-stream, an error): the waiters may wait for a new render.
+    // Late by one turn: a page sent whole is stored by a listener of the same event, and says so first.
+    visit.reply.raw.once('close', () => setImmediate(() => visit.storing || flight.settle({ kind: 'again' })))
+    return true
   }
 
   /** The render, made again with the site's token when the CMS refused the token cookie. */
@@ -292,12 +417,18 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     try {
       rendered = await render(visit)
     } catch (error) {
+      visit.flight?.settle({ kind: 'failed', error })
       const stale = answerStale(visit)
       if (!stale) throw new RendererUnavailableError({ cause: error })
       visit.request.log.error({ err: error }, 'no renderer could render the page')
       return stale
     }
-    if (rendered instanceof MissingPage) return answerNotFound(visit, rendered.fields)
+    if (rendered instanceof MissingPage) {
+      // The page's data says it is missing, as the payload cache now knows: the waiters find the stored 404 page (or its one render).
+      visit.flight?.settle({ kind: 'over' })
+      return answerNotFound(visit, rendered.fields)
+    }
+    if (rendered.statusCode >= 500) visit.flight?.settle({ kind: 'failed', error: new Error(`the renderer answered ${rendered.statusCode}`) })
     const stale = rendered.statusCode >= 500 ? answerStale(visit) : undefined
     if (stale) discard(rendered)
     return stale ?? sendRendered(visit, rendered)
@@ -324,6 +455,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     dropUnusableCookie(reply, context)
     if (visit.notFound && stored) return sendNotFoundRendered(visit, rendered, passed)
     if (rendered.statusCode !== 200) {
+      visit.flight?.settle({ kind: 'over' })
       // The page is gone (404, 410) or is another answer now: a stored one is not served past its TTL. A failure keeps it to stand in.
       if (visit.useCache && rendered.statusCode < 500) app.pageCache.drop(visit.cacheKey)
       return reply.send(rendered.body)
@@ -332,7 +464,7 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const whole = Buffer.isBuffer(rendered.body)
     reply.headers(cacheTagHeaders(whole && !visit.storable ? app.renderTags.take(request.id) : app.renderTags.peek(request.id)))
     if (!visit.storable) return reply.send(rendered.body)
-    return reply.send(recordedWhenSent(reply, rendered.body, (body) => storeWhenComplete(visit, rendered, passed, body)))
+    return reply.send(recordedWhenSent(reply, rendered.body, (body) => storeAndSettle(visit, storeWhenComplete(visit, rendered, passed, body))))
   }
 
   /** The 404 page rendered for NOT_FOUND_RENDER_URL: read whole, sent with the visitor's fields, and stored as it was rendered. */
@@ -342,6 +474,20 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     // Stored before it is sent: the 404s waiting for this render then find it.
     if (visit.storable) await storeWhenComplete(visit, rendered, passed, body)
     return reply.send(notFound ? fillNotFound(body, notFound) : body)
+  }
+
+  /**
+   * The flight of a page sent whole, settled once it is stored (or is not):
+   * the waiters then find it, or render themselves; a purge since its render
+   * began kept it out, and they may wait for a new one.
+   */
+  function storeAndSettle(visit: PageVisit, storing: Promise<void> | undefined): void {
+    const { flight } = visit
+    if (!flight) return
+    visit.storing = true
+    const settle = (): void => flight.settle({ kind: app.pageCache.ticket() === visit.ticket ? 'over' : 'again' })
+    if (storing) void storing.finally(settle)
+    else settle()
   }
 
   /** The page as the visitor got it, stored when its render was complete: its nonces swapped for hashes, its tags from the render's payloads. */
@@ -361,7 +507,12 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     }
     const cacheControl = publicCacheControl(config.cache.pageTtlMs, config.cache.staleWhileRevalidateMs)
     const headers = { ...headersForCache(reply.getHeaders()), ...passed, 'cache-control': cacheControl, 'content-security-policy': policies.withInline(inline) }
-    const store = (tags: readonly string[]): void => app.pageCache.store(visit.ticket, visit.cacheKey, rendered.statusCode, { ...headers, ...cacheTagHeaders(tags) }, Buffer.from(html), tags)
+    const store = (tags: readonly string[]): void => {
+      const page = { statusCode: rendered.statusCode, headers: { ...headers, ...cacheTagHeaders(tags) }, body: Buffer.from(html), tags }
+      app.pageCache.store(visit.ticket, visit.cacheKey, page.statusCode, page.headers, page.body, tags)
+      // For the other gateways, unless a purge came here since the render began (Redis has its own check).
+      if (visit.ticket === app.pageCache.ticket()) visit.sharedLock?.store({ ...page, storedAt: Date.now() })
+    }
     const recorded = app.renderTags.take(request.id)
     if (recorded.length > 0) {
       store(recorded)
@@ -376,6 +527,6 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
     if (visit.context.preview) admitRender(visit)
     if (await redirected(visit)) return reply
-    return answerKnownMissing(visit) ?? answerFromCache(visit) ?? admitRender(visit) ?? renderOrStale(visit)
+    return answerLive(visit)
   }
 }

@@ -15,7 +15,7 @@ const PAUSE_MS = 20_000
 const AFTER_MS = 5000
 const CLIENTS_PER_GATEWAY = 2
 
-async function startRedis() {
+export async function startRedis() {
   if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing (apt-get install redis-server)`)
   const port = await freePort()
   const redis = startProcess(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {})

@@ -147,8 +147,9 @@ t.test('over HTTP: while one request renders an expired page, the others get it 
   t.match(text, /cache_lookups_total\{[^}]*cache="page"[^}]*result="STALE"[^}]*\} 5/, 'counted as STALE lookups')
 })
 
-t.test('over HTTP: with CACHE_SWR_MS=0 every request past the TTL renders, the concurrent ones too', async (t) => {
-  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
+t.test('over HTTP: with CACHE_SWR_MS=0 (and no single flight for renders) every request past the TTL renders, the concurrent ones too', async (t) => {
+  // PAGE_RENDER_WAIT_MS=0: otherwise the concurrent misses wait for one render (test/gateway/render-flights.test.ts).
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', CACHE_SWR_MS: '0', PAGE_RENDER_WAIT_MS: '0' })
   t.teardown(() => system.close())
   const get = async () => {
     const response = await request(`${system.url}/kantoren`)

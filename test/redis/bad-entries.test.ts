@@ -97,6 +97,8 @@ t.test("rich text read from redis is cleaned as the CMS's answers are, before a 
   const keys = await redis.client.keys(`${DEFAULT_SITE_HANDLE}:q:*`)
   let planted = 0
   for (const stored of keys) {
+    // Whole pages live beside the answers, signed: a changed one is refused whole (test/redis/page-flights.test.ts).
+    if (stored.includes(':q:page:')) continue
     const value = await redis.client.get(stored)
     if (!value?.includes('Jan van der Borg')) continue
     const poisoned = value.replace('In 1987 begonnen', 'In 1987<script>alert(1)<\\/script><img src=x onerror=alert(2)> begonnen')

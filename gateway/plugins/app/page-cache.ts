@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { type RequestLogController, levelEnabled } from '../../../shared/logging.ts'
-import { tally } from '../../../shared/metrics.ts'
+import { counter, tally } from '../../../shared/metrics.ts'
 import { type RouteTable, createRouteTable } from '../../../shared/routes.ts'
 import { PageCache } from '../../cache/page-cache.ts'
 import { type FastPath, createPageCacheHits } from '../../cache/page-cache-hits.ts'
+import { RenderFlights } from '../../cache/render-flights.ts'
 import type { CacheStatus } from '../../cache/query-cache.ts'
 import { isHttps, trustFunction } from '../../http/trust-proxy.ts'
 import { NOT_FOUND_PAGE_KEY } from '../../pages/not-found-page.ts'
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     pageCache: PageCache
     pageCacheLookups: (result: CacheStatus) => void
+    /** One render per page key at a time (PAGE_RENDER_WAIT_MS): the renders under way that other misses wait on. */
+    renderFlights: RenderFlights
   }
 }
 
@@ -86,6 +89,10 @@ async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promi
       staleWhileRevalidateMs: cache.staleWhileRevalidateMs,
     }),
   )
+  const renderFlights = new RenderFlights()
+  const waits = counter(app.metrics.registry, 'page_render_waits_total', "Page-cache misses that waited for another request's render of the page, by how the wait ended (over, again, failed, timeout)", ['outcome'])
+  renderFlights.on('waited', (_key, outcome) => waits.inc({ outcome }))
+  app.decorate('renderFlights', renderFlights)
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
   if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, routes, options)
 }

@@ -25,6 +25,8 @@ async function startSharedTier(app: FastifyInstance, url: URL): Promise<SharedTi
     lockMs: config.redis.lockMs,
     keyPrefix: config.redis.keyPrefix,
     entryLifetimeMs: config.cache.ttlMs + Math.max(config.cache.staleWhileRevalidateMs, config.cache.staleIfErrorMs),
+    // Pages while fresh: each gateway keeps its own copy for the stale windows.
+    pages: { secret: config.renderSecret, lifetimeMs: config.cache.pageCache ? config.cache.pageTtlMs : 0 },
     log: app.log,
     // Another gateway's purge: this one's memory forgets the same.
     onPurge: (tags) => purgeLocally(app, tags),
