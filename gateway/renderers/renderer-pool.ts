@@ -146,6 +146,14 @@ export class RendererPool {
     for (const timer of this.timers) timer.unref()
   }
 
+  /**
+   * Whether every renderer is marked down (none known yet counts as up): a render would fail at once, so a page need
+   * not assemble its render request first.
+   */
+  noneUp(): boolean {
+    return this.members.length > 0 && !this.members.some((member) => member.up)
+  }
+
   /** Current members, for logs and tests. */
   list(): PoolMember[] {
     return this.members.map(({ origin, host, up }) => ({ origin, host, up }))

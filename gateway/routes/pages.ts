@@ -147,6 +147,12 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
     const path = `${url.rawPath}${url.search}`
     visit.shows = undefined
+    // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.
+    if (app.renderers.noneUp()) {
+      const refused = Promise.reject(new RendererUnavailableError())
+      refused.catch(() => undefined)
+      return refused
+    }
     const started: Promise<RenderResponse | MissingPage> = config.renderWithPayload
       ? renderRequest(app, request, url, context).then<RenderResponse | MissingPage>((prepared) => {
           visit.shows = prepared.showsPreview

@@ -350,6 +350,7 @@ t.test('a renderer that failed a render is sent no connection until a probe pass
   renderer.dropConnections()
   await t.rejects(renderText(pool), { code: /^(ECONNRESET|UND_ERR_SOCKET)$/ }, 'the renderer drops the render')
   t.same(pool.list()[0]?.up, false, 'and is marked down')
+  t.equal(pool.noneUp(), true, 'none up: pages need not gather data for a render')
   t.same(probes.delays(), [250], 'its first probe soon')
   const connections = renderer.state.connections
   for (let i = 0; i < 10; i++) await t.rejects(renderText(pool), UNAVAILABLE, 'none up: RendererUnavailableError')
@@ -358,6 +359,7 @@ t.test('a renderer that failed a render is sent no connection until a probe pass
   renderer.state.mode = 'answer'
   t.equal(await probes.fire(), 2000, 'the probe passes: probed at the interval again')
   t.same(pool.list()[0]?.up, true, 'back in turn')
+  t.equal(pool.noneUp(), false)
   t.equal((await renderText(pool)).text, '<p>page</p>', 'and rendering')
   t.match(changes, [/^down (ECONNRESET|UND_ERR_SOCKET)$/, 'up health check passed'], 'each change told once')
   t.equal(changes.length, 2)
