@@ -1,5 +1,5 @@
 import t from 'tap'
-import { formatDate } from '../../renderer/components/format.ts'
+import { formatDate, formatSalary } from '../../renderer/components/format.ts'
 
 const intl = new Intl.DateTimeFormat('nl-NL', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Europe/Amsterdam' })
 const HOUR_MS = 3_600_000
@@ -30,4 +30,15 @@ t.test('dates read as Intl writes them for nl-NL in Europe/Amsterdam, around eve
   t.equal(formatDate('2024-12-31T23:30:00Z'), '1 januari 2025', 'a late evening in UTC is the next day in the Netherlands')
   t.equal(formatDate(null), '')
   t.equal(formatDate('geen datum'), '')
+})
+
+t.test("salaries read as Intl's nl-NL euro format writes them, without making a NumberFormat in the browser", async (t) => {
+  const euro = new Intl.NumberFormat('nl-NL', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 })
+  const amounts = [0, 0.4, 0.5, 1.5, 2.5, 5, 999, 999.5, 1000, 1234.49, 2499.5, 3200, 12_345, 100_000, 1_234_567, 98_765_432.5, -3200, -0.4, -0]
+  for (let amount = 0; amount < 200_000; amount += 997.25) amounts.push(amount)
+  const differing = amounts.map((amount) => [amount, formatSalary(amount, null), `${euro.format(amount)} bruto per maand`]).filter(([, ours, intl]) => ours !== intl)
+  t.same(differing.slice(0, 5), [], `${amounts.length} amounts, none written otherwise`)
+  t.equal(formatSalary(3200, 4100), '€\u00a03.200 – €\u00a04.100 bruto per maand')
+  t.equal(formatSalary(null, 2800), '€\u00a02.800 bruto per maand')
+  t.equal(formatSalary(null, null), undefined)
 })
