@@ -126,9 +126,3 @@ export function luaPost(dir, name, contentType, text, headers = {}) {
   return file
 }
 
-/** A wrk script that asks for `path?v=<prefix>-<n>`, a new address on every request (a page-cache miss each time). */
-export function luaDistinctPaths(dir, name, path, prefix) {
-  const file = join(dir, `${name}.lua`)
-  writeFileSync(file, `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, ${JSON.stringify(`${path}?v=${prefix}-`)} .. n)\nend\n`)
-  return file
-}

@@ -313,7 +313,9 @@ async function measureExtras(freshPage, rendered, cached) {
     coldSystem.renderer.kill('SIGTERM')
   }
 
-  // Gateway memory after many distinct URLs: bounded by its cache sizes.
+  // Gateway memory after many distinct URLs: bounded by its cache sizes. Addresses that differ only in a parameter
+  // the route does not read share one page-cache entry (issue 31), so this is what a stranger's flood of new
+  // addresses costs, not a cache filling up.
   const memorySystem = await startSystem('memory', { PAGE_CACHE: 'true', PAGE_CACHE_MAX_ENTRIES: '1000' }, { secret: RENDER_SECRET })
   const rssBefore = rssOf(memorySystem.gateway.pid)
   // Halfway the page cache (1000 entries) has long been full: a bounded gateway grows little in the second half.
