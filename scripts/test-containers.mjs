@@ -35,6 +35,8 @@ const TAG_B = 'containers-test-b'
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'config,image,rollback,gateway,renderers').split(','))
 /** Requests of the load with every renderer stopped: before fail-fast, each one could wait out a connect timeout. */
 const OUTAGE_REQUESTS = Number(process.env.OUTAGE_REQUESTS ?? 2000)
+/** The gateways' page TTL in the stack (PAGE_CACHE_TTL_MS, its default): the outage's load waits it out. */
+const PAGE_TTL_MS = Number(process.env.PAGE_TTL_MS ?? 30_000)
 
 const log = (...parts) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...parts)
 
@@ -352,12 +354,25 @@ if (SCENARIOS.has('gateway')) results.push(
 // Every renderer stopped: the pages the gateways stored are served STALE, and must come within milliseconds,
 // not after a connect timeout per render attempt. Each page is first asked for often enough that both gateways
 // hold it (the one started above began empty); the renderers come back afterwards.
+// The warm-up is one client's uncached work (a gateway started above has empty caches): past its budget
+// (CLIENT_WORK_BUDGET) the gateways answer 429 and store nothing, so it follows Retry-After until every page came.
+async function warm(path) {
+  for (;;) {
+    const response = await fetch(`http://127.0.0.1:${LB_PORT}${path}`)
+    await response.arrayBuffer()
+    if (response.status !== 429) return
+    await pause(Number(response.headers.get('retry-after') ?? 1) * 1000)
+  }
+}
 if (SCENARIOS.has('renderers')) try {
   for (let round = 0; round < 6; round++) {
-    await Promise.all(paths.map((path) => fetch(`http://127.0.0.1:${LB_PORT}${path}`).then((response) => response.arrayBuffer())))
+    for (const path of paths) await warm(path)
   }
   await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=0`])
   while (docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_renderer`, '--format', '{{.ID}}']) !== '') await pause(500)
+  // Past the pages' TTL, so every page is stale and each request would have a renderer refresh it.
+  log(`waiting ${PAGE_TTL_MS / 1000} s: the stored pages' TTL (PAGE_CACHE_TTL_MS)`)
+  await pause(PAGE_TTL_MS + 1000)
   results.push(await underLoad('every renderer stopped (stored pages, served STALE)', paths, async () => {}, OUTAGE_REQUESTS))
 } finally {
   await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=${EXPECTED_TASKS.renderer}`])
