@@ -355,19 +355,18 @@ if (SCENARIOS.has('gateway')) results.push(
 // not after a connect timeout per render attempt. Each page is first asked for often enough that both gateways
 // hold it (the one started above began empty); the renderers come back afterwards.
 // The warm-up is one client's uncached work (a gateway started above has empty caches): past its budget
-// (CLIENT_WORK_BUDGET) the gateways answer 429 and store nothing, so it follows Retry-After until every page came.
+// (CLIENT_WORK_BUDGET) a gateway answers 429 and stores nothing, so it follows Retry-After, and asks for each page
+// until it came from the cache four times in a row (nginx spreads the requests over both gateways).
 async function warm(path) {
-  for (;;) {
+  for (let hits = 0, tries = 0; hits < 4 && tries < 60; tries++) {
     const response = await fetch(`http://127.0.0.1:${LB_PORT}${path}`)
     await response.arrayBuffer()
-    if (response.status !== 429) return
-    await pause(Number(response.headers.get('retry-after') ?? 1) * 1000)
+    if (response.status === 429) await pause(Number(response.headers.get('retry-after') ?? 1) * 1000)
+    hits = response.headers.get('x-cache') === 'HIT' ? hits + 1 : 0
   }
 }
 if (SCENARIOS.has('renderers')) try {
-  for (let round = 0; round < 6; round++) {
-    for (const path of paths) await warm(path)
-  }
+  for (const path of paths) await warm(path)
   await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=0`])
   while (docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_renderer`, '--format', '{{.ID}}']) !== '') await pause(500)
   // Past the pages' TTL, so every page is stale and each request would have a renderer refresh it.
