@@ -354,19 +354,31 @@ if (SCENARIOS.has('gateway')) results.push(
 // Every renderer stopped: the pages the gateways stored are served STALE, and must come within milliseconds,
 // not after a connect timeout per render attempt. Each page is first asked for often enough that both gateways
 // hold it (the one started above began empty); the renderers come back afterwards.
-// The warm-up is one client's uncached work (a gateway started above has empty caches): past its budget
-// (CLIENT_WORK_BUDGET) a gateway answers 429 and stores nothing, so it follows Retry-After, and asks for each page
-// until it came from the cache four times in a row (nginx spreads the requests over both gateways).
-async function warm(path) {
-  for (let hits = 0, tries = 0; hits < 4 && tries < 60; tries++) {
-    const response = await fetch(`http://127.0.0.1:${LB_PORT}${path}`)
-    await response.arrayBuffer()
-    if (response.status === 429) await pause(Number(response.headers.get('retry-after') ?? 1) * 1000)
-    hits = response.headers.get('x-cache') === 'HIT' ? hits + 1 : 0
+// The warm-up stores every page in every gateway, asked directly from a throwaway container on `edge` (through
+// nginx a page can come from one gateway every time). It is one client's uncached work: past its budget
+// (CLIENT_WORK_BUDGET) a gateway answers 429 and stores nothing, so it follows Retry-After.
+const WARM_EVERY_GATEWAY = (paths) => `
+const dns = require('node:dns/promises')
+const paths = ${JSON.stringify(paths)}
+;(async () => {
+  const gateways = (await dns.lookup('gateway', { all: true, family: 4 })).map(({ address }) => address)
+  let stored = 0
+  for (const address of gateways) for (const path of paths) {
+    for (let tries = 0; tries < 60; tries++) {
+      const response = await fetch('http://' + address + ':3000' + path)
+      await response.arrayBuffer()
+      if (response.headers.get('x-cache') === 'HIT') { stored++; break }
+      if (response.status === 429) await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000))
+    }
   }
+  console.log(JSON.stringify({ gateways: gateways.length, stored }))
+})()`
+function warmEveryGateway(paths, tag) {
+  const output = docker(['run', '--rm', '--network', `${STACK}_edge`, '--entrypoint', 'node', `havenborg-website:${tag}`, '-e', WARM_EVERY_GATEWAY(paths)])
+  log(`warmed: ${output.split('\n').at(-1)} (pages stored, of ${paths.length} on each gateway)`)
 }
 if (SCENARIOS.has('renderers')) try {
-  for (const path of paths) await warm(path)
+  warmEveryGateway(paths, TAG_B)
   await run(DOCKER, ['service', 'scale', '--detach', `${STACK}_renderer=0`])
   while (docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_renderer`, '--format', '{{.ID}}']) !== '') await pause(500)
   // Past the pages' TTL, so every page is stale and each request would have a renderer refresh it.
