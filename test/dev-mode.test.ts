@@ -13,6 +13,7 @@ import { hydrated, launchBrowser, openPage } from './helpers/browser.ts'
 import { freePort } from './helpers/ports.ts'
 import { ROOT } from './helpers/processes.ts'
 import { startSystem } from './helpers/system.ts'
+import { eventData } from './helpers/event-stream.ts'
 
 const HEADING = '#footer-contact'
 const LAYOUT = 'renderer/components/layout.tsx'
@@ -58,26 +59,11 @@ t.test('the gateway serves the reload stream only with DEV_RELOAD_FILE, never wi
   t.equal((await dev.inject({ url: '/healthz' })).headers['server-timing'], `${DEV_GENERATION_TIMING};desc="first"`, 'every answer names the generation it was made in')
   const response = await request(`${origin}${DEV_RELOAD_PATH}`)
   t.equal(response.headers['content-type'], 'text/event-stream')
-  let received = ''
-  const events = response.body.setEncoding('utf8')[Symbol.asyncIterator]()
-  const nextData = async (): Promise<string> => {
-    for (;;) {
-      const data = /data: (.*)\n\n/.exec(received)
-      if (data) {
-        received = received.slice((data.index ?? 0) + data[0].length)
-        return data[1] ?? ''
-      }
-      const chunk = await events.next()
-      if (chunk.done) throw new Error('the stream ended')
-      received += String(chunk.value)
-    }
-  }
-  t.equal(await nextData(), 'first', 'the current generation on connect')
+  const events = eventData(response.body)
+  t.equal(await events.next(), 'first', 'the current generation on connect')
   writeFileSync(file, 'second')
-  t.equal(await nextData(), 'second', 'and each new one')
-  const ended = (async () => {
-    while (!(await events.next()).done);
-  })()
+  t.equal(await events.next(), 'second', 'and each new one')
+  const ended = events.drain()
   await dev.close()
   closed = true
   await ended

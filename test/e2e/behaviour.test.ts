@@ -1,5 +1,3 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import {
@@ -15,18 +13,11 @@ import { CONFIG_SCRIPT_ID, type ClientConfig } from '../../renderer/document-ids
 import { type WatchedPage, hydrated, openPage, settle } from '../helpers/browser.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { framingCms } from '../helpers/framing-cms.ts'
 
 const store = shippedContent()
-// The CMS that frames the site in live preview, on a port of the kernel's choosing: its origin is the site's CMS_ORIGIN.
-let cmsPage = ''
-const cms = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html' })
-  res.end(cmsPage)
-})
-await new Promise<void>((resolve) => cms.listen(0, 'localhost', resolve))
-t.teardown(() => new Promise((resolve) => cms.close(resolve)))
-const cmsPort = (cms.address() as AddressInfo).port
-const { system, browser } = await systemWithBrowser(t, { CMS_ORIGIN: `http://localhost:${cmsPort}` })
+const cms = await framingCms(t)
+const { system, browser } = await systemWithBrowser(t, { CMS_ORIGIN: cms.origin })
 
 const waitForH1 = (watched: WatchedPage, title: string) =>
   watched.page.waitForFunction((expected) => document.querySelector('main h1')?.textContent === expected, title)
@@ -331,9 +322,9 @@ t.test('preview in the browser: token from the address, stored after load, sent 
 
 t.test('live preview inside the CMS iframe', async (t) => {
   const token = 'preview-token-about-draft'
-  cmsPage = `<!DOCTYPE html><title>CMS</title><iframe id="preview" width="1000" height="800" src="${system.url}/over-ons?x-craft-live-preview=abc&token=${token}"></iframe>`
+  cms.show(`<!DOCTYPE html><title>CMS</title><iframe id="preview" width="1000" height="800" src="${system.url}/over-ons?x-craft-live-preview=abc&token=${token}"></iframe>`)
   const watched = await openPage(browser)
-  await watched.page.goto(`http://localhost:${cmsPort}/`)
+  await watched.page.goto(`${cms.origin}/`)
   const frame = watched.page.frameLocator('#preview')
   await frame.locator('#root[data-hydrated="true"]').waitFor({ state: 'attached' })
   t.equal(await frame.locator('main h1').textContent(), 'Over Havenborg (concept)')

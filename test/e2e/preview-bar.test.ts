@@ -1,5 +1,3 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import type { BrowserContext, Page } from 'playwright-core'
 import { request } from 'undici'
@@ -7,6 +5,7 @@ import { DEFAULT_SITE_HANDLE as P, TOKEN_COOKIE_NAME, TOKEN_STORAGE_KEY } from '
 import { formatDate } from '../../renderer/components/format.ts'
 import { hydrated, openPage } from '../helpers/browser.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { framingCms } from '../helpers/framing-cms.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 
 // An editor always knows when a preview is on, and can leave it: the bar on
@@ -25,16 +24,8 @@ const store = shippedContent()
 const liveAbout = titleOf(store, `${P}About`)
 const liveOffices = titleOf(store, `${P}Establishments`)
 
-// The CMS that frames the site in live preview, on a port of the kernel's choosing: its origin is the site's CMS_ORIGIN.
-let cmsPage = ''
-const cms = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html' })
-  res.end(cmsPage)
-})
-await new Promise<void>((resolve) => cms.listen(0, 'localhost', resolve))
-t.teardown(() => new Promise((resolve) => cms.close(resolve)))
-const cmsPort = (cms.address() as AddressInfo).port
-const { system, browser } = await systemWithBrowser(t, { CMS_ORIGIN: `http://localhost:${cmsPort}` })
+const cms = await framingCms(t)
+const { system, browser } = await systemWithBrowser(t, { CMS_ORIGIN: cms.origin })
 
 const PHONE = { width: 390, height: 844 }
 const bar = (page: Page) => page.locator('aside.preview-bar')
@@ -193,10 +184,10 @@ t.test("live preview: no bar in the CMS's iframe, where the editor knows", async
   const html = await direct.body.text()
   t.match(html, DRAFT_ABOUT_H1, 'the draft')
   t.notMatch(html, 'class="preview-bar"', 'no bar')
-  cmsPage = `<!DOCTYPE html><title>CMS</title><iframe id="preview" width="1000" height="800" src="${system.url}/over-ons?x-craft-live-preview=abc&token=${ABOUT_DRAFT}"></iframe>`
+  cms.show(`<!DOCTYPE html><title>CMS</title><iframe id="preview" width="1000" height="800" src="${system.url}/over-ons?x-craft-live-preview=abc&token=${ABOUT_DRAFT}"></iframe>`)
   const watched = await openPage(browser)
   t.teardown(() => watched.page.context().close())
-  await watched.page.goto(`http://localhost:${cmsPort}/`)
+  await watched.page.goto(`${cms.origin}/`)
   const frame = watched.page.frameLocator('#preview')
   await frame.locator('#root[data-hydrated="true"]').waitFor({ state: 'attached' })
   t.equal(await frame.locator('main h1').textContent(), DRAFT_ABOUT_H1)

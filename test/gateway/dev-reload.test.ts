@@ -8,6 +8,7 @@ import { request } from 'undici'
 import { buildGateway } from '../../gateway/app.ts'
 import { loadGatewayConfig } from '../../gateway/config.ts'
 import { DEV_RELOAD_PATH } from '../../shared/constants.ts'
+import { eventData } from '../helpers/event-stream.ts'
 
 t.test('npm run dev: a page is told to reload only once the gateway has the restarted renderer in turn again', async (t) => {
   const folder = mkdtempSync(join(tmpdir(), 'dev-reload-'))
@@ -30,24 +31,11 @@ t.test('npm run dev: a page is told to reload only once the gateway has the rest
   const origin = await dev.listen({ host: '127.0.0.1', port: 0 })
   const response = await request(`${origin}${DEV_RELOAD_PATH}`)
   t.teardown(() => response.body.destroy())
-  const events = response.body.setEncoding('utf8')[Symbol.asyncIterator]()
-  let received = ''
-  const nextData = async (): Promise<string> => {
-    for (;;) {
-      const data = /data: (.*)\n\n/.exec(received)
-      if (data) {
-        received = received.slice((data.index ?? 0) + data[0].length)
-        return data[1] ?? ''
-      }
-      const chunk = await events.next()
-      if (chunk.done) throw new Error('the stream ended')
-      received += String(chunk.value)
-    }
-  }
-  t.equal(await nextData(), 'first')
+  const events = eventData(response.body)
+  t.equal(await events.next(), 'first')
   // scripts/dev.mjs writes the generation once the restarted renderer answers /healthz.
   health.ok = true
   writeFileSync(file, 'second')
-  t.equal(await nextData(), 'second', 'the reload')
+  t.equal(await events.next(), 'second', 'the reload')
   t.equal(dev.renderers.list()[0]?.up, true, 'told only once the renderer is in turn: the reloaded page is rendered, not a 503')
 })
