@@ -351,23 +351,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     const deadline = Date.now() + this.options.lockMs
     let waitReported = false
     for (;;) {
-      let results: [Error | null, unknown][] | null
-      try {
-        results = await this.command
-          .pipeline()
-          .set(lockKey, token, 'PX', this.leaseMs, 'NX')
-          .get(this.valueKey(key))
-          .get(lockKey)
-          .get(this.epochKey)
-          .exec()
-        const failure = results?.find(([error]) => error)?.[0]
-        if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
-        this.succeeded()
-      } catch (error) {
-        this.failed(error as Error)
-        return direct()
-      }
-      const [locked, stored, lock, epoch] = results.map(([, value]) => value) as [string | null, string | null, string | null, string | null]
+      const results = await this.run((pipeline) => pipeline.set(lockKey, token, 'PX', this.leaseMs, 'NX').get(this.valueKey(key)).get(lockKey).get(this.epochKey))
+      if (!results) return direct()
+      const [locked, stored, lock, epoch] = results as [string | null, string | null, string | null, string | null]
       const value = this.usableEntry(key, stored, rules.accepts)
       if (value && rules.isFresh(value.fetchedAt)) {
         if (locked === 'OK') void this.settle(lockKey, token, '')
@@ -396,6 +382,23 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   }
 
   /**
+   * One pipeline's commands, their values in order; undefined when Redis or
+   * any command failed (told to the tier's health, as every call is).
+   */
+  private async run(commands: (pipeline: ReturnType<Redis['pipeline']>) => ReturnType<Redis['pipeline']>): Promise<unknown[] | undefined> {
+    try {
+      const results = await commands(this.command.pipeline()).exec()
+      const failure = results?.find(([error]) => error)?.[0]
+      if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
+      this.succeeded()
+      return results.map(([, value]) => value)
+    } catch (error) {
+      this.failed(error as Error)
+      return undefined
+    }
+  }
+
+  /**
    * A page-cache miss of the one request of this gateway that would render
    * the page: the page if another gateway stored it, else the lock of its
    * render (a lease renewed while it renders, as for the CMS's answers) or
@@ -408,17 +411,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     const pageKey = `page:${key}`
     const lockKey = this.lockKey(pageKey)
     const token = `L${randomUUID()}`
-    let results: [Error | null, unknown][] | null
-    try {
-      results = await this.command.pipeline().set(lockKey, token, 'PX', this.leaseMs, 'NX').get(this.valueKey(pageKey)).get(this.epochKey).exec()
-      const failure = results?.find(([error]) => error)?.[0]
-      if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
-      this.succeeded()
-    } catch (error) {
-      this.failed(error as Error)
-      return { kind: 'unavailable' }
-    }
-    const [locked, stored, epoch] = results.map(([, value]) => value) as [string | null, string | null, string | null]
+    const results = await this.run((pipeline) => pipeline.set(lockKey, token, 'PX', this.leaseMs, 'NX').get(this.valueKey(pageKey)).get(this.epochKey))
+    if (!results) return { kind: 'unavailable' }
+    const [locked, stored, epoch] = results as [string | null, string | null, string | null]
     const page = this.usablePage(pageKey, stored, secret)
     if (page) {
       if (locked === 'OK') void this.settle(lockKey, token, '')
@@ -447,17 +442,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     while (Date.now() < deadline) {
       if (!this.usable()) return { outcome: 'unavailable' }
       await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())))
-      let results: [Error | null, unknown][] | null
-      try {
-        results = await this.command.pipeline().get(this.valueKey(pageKey)).get(this.lockKey(pageKey)).exec()
-        const failure = results?.find(([error]) => error)?.[0]
-        if (!results || failure) throw failure ?? new Error('redis pipeline answered nothing')
-        this.succeeded()
-      } catch (error) {
-        this.failed(error as Error)
-        return { outcome: 'unavailable' }
-      }
-      const [stored, lock] = results.map(([, value]) => value) as [string | null, string | null]
+      const results = await this.run((pipeline) => pipeline.get(this.valueKey(pageKey)).get(this.lockKey(pageKey)))
+      if (!results) return { outcome: 'unavailable' }
+      const [stored, lock] = results as [string | null, string | null]
       const page = this.usablePage(pageKey, stored, secret)
       if (page) return { page, outcome: 'stored' }
       if (lock === null) return { outcome: 'released' }
