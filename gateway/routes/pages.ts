@@ -1,7 +1,7 @@
 import { type Readable, Transform, pipeline } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, LIVE_PREVIEW_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { RedirectRule } from '../../shared/build-meta.ts'
 import { pageAddress, pageKeyOf } from '../../shared/page-address.ts'
 import type { SitePath } from '../../shared/site-path.ts'
@@ -145,6 +145,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const userAgent = request.headers['user-agent']
     if (userAgent) headers['user-agent'] = userAgent
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
+    // Live preview's mark as a header (a proxy's or a headless front end's): the renderer leaves the bar out and loads live preview's script.
+    if (context.preview && request.headers[LIVE_PREVIEW_HEADER] !== undefined) headers[LIVE_PREVIEW_HEADER] = '1'
     const path = `${url.rawPath}${url.search}`
     visit.shows = undefined
     // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.

@@ -29,3 +29,16 @@ export function publicationDate(entry: Pick<EntryBase, 'isDraft' | 'status' | 'p
   const text = formatDate(entry.postDate)
   return text ? { iso: entry.postDate, text } : undefined
 }
+
+export const NOT_PUBLISHED_TEXT = 'Nog niet gepubliceerd'
+
+/**
+ * An entry's date in a list (the home page's latest news, /actueel): its
+ * publication date, or, in a preview of an entry not published (a draft, a
+ * post date still to come), that it is not, never the date it may get.
+ */
+export function PublishedOn({ entry }: { entry: Pick<EntryBase, 'isDraft' | 'status' | 'postDate'> }) {
+  const published = publicationDate(entry)
+  if (published) return <time dateTime={published.iso}>{published.text}</time>
+  return isUnpublished(entry) ? <>{NOT_PUBLISHED_TEXT}</> : null
+}
