@@ -1,7 +1,7 @@
 import type { Article, EntryData, Establishment, Insurance, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { dataOf, entriesOf } from './screens/types.ts'
-import { publicationDate } from './components/draft-marker.tsx'
+import { publicationDate } from './components/format.ts'
 
 type JsonLd = Record<string, unknown>
 

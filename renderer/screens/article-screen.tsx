@@ -1,7 +1,7 @@
 import type { Article, EntryData } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
-import { publicationDate } from '../components/draft-marker.tsx'
+import { publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
