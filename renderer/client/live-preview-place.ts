@@ -29,8 +29,8 @@ function readPlace(storage: Storage): Place | undefined {
  * Keeps the scroll position of live preview across a fresh iframe of the
  * same page: recorded at every scroll (once a frame), restored when the page
  * of the same address opens again. A page still growing (its deferred parts
- * stream in) is scrolled again as it grows, until the place is reached or
- * the editor scrolls.
+ * stream in) is scrolled again as it grows, until the place is reached, the
+ * editor scrolls, or the page has loaded.
  */
 export function keepPlace(win: Window): void {
   let storage: Storage
@@ -57,6 +57,14 @@ export function keepPlace(win: Window): void {
     const growing = new ResizeObserver(() => (pending === undefined ? growing.disconnect() : reach()))
     growing.observe(win.document.documentElement)
     for (const input of ['wheel', 'touchstart', 'keydown', 'mousedown']) win.addEventListener(input, giveUp, { once: true, passive: true })
+    // Once the page has loaded it has grown as far as it will: a last try, then the place is as near as it gets
+    // (with iframe-resizer the frame is as high as the page and never scrolls itself: Craft keeps the place).
+    const last = (): void => {
+      reach()
+      giveUp()
+    }
+    if (win.document.readyState === 'complete') win.queueMicrotask(last)
+    else win.addEventListener('load', last, { once: true })
   }
 
   let queued = false
