@@ -418,7 +418,7 @@ async function main() {
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1
     for (const group of forward ? groups : reversed(groups)) {
-      // Uncounted: a server idle while the other groups ran is slow for its first seconds (docs/performance.md, issue 17).
+      // Uncounted: a server idle while the other groups ran is slow for its first seconds (docs/performance-history.md, issue 17).
       if (!smoke && WARM_SECONDS > 0) for (const scenario of forward ? group : reversed(group)) await runScenario(scenario, { smoke, seconds: WARM_SECONDS })
       const slices = new Map(group.map((scenario) => [String(scenario.id), []]))
       for (let slice = 0; slice < SLICES; slice++) {

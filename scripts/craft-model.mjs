@@ -1,4 +1,4 @@
-// The README's table of what a real Craft must have for this site, made from
+// docs/craft.md's table of what a real Craft must have for this site, made from
 // the route table, the documents and the content model, so it cannot drift
 // from the code. Run with tsx (`npm run craft-model`):
 //   (no flag)      print the table
@@ -11,7 +11,7 @@ import { entryTypeName, globalSetTypeName, assetTypeName } from '../shared/craft
 import { createOperations } from '../shared/operations.ts'
 import { createRouteTable } from '../shared/routes.ts'
 
-const BEGIN = '<!-- BEGIN CRAFT MODEL (npm run craft-model -- --write README.md) -->'
+const BEGIN = '<!-- BEGIN CRAFT MODEL (npm run craft-model -- --write docs/craft.md) -->'
 const END = '<!-- END CRAFT MODEL -->'
 const KIND = {
   plainText: 'Plain Text',

@@ -1,0 +1,63 @@
+// The tables of docs/configuration.md, made from the documentation every
+// reader of shared/env.ts takes beside the code that reads the variable
+// (gateway/config.ts, renderer/config.ts), so they cannot drift from the code.
+// Run with tsx (`npm run config-docs`):
+//   (no flag)      print the tables
+//   --write FILE   put them into FILE between the markers
+//   --check FILE   exit 1 when FILE's tables are not the ones the code makes
+//
+// Format: per service a `## {service}` heading, per subject (SETTING_SUBJECTS
+// of shared/setting-docs.ts, in that order) a `### {service}: {subject}`
+// heading and a table | variable | default | values | meaning |, the
+// variables in the order the service reads them.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { loadGatewayConfig } from '../gateway/config.ts'
+import { loadRendererConfig } from '../renderer/config.ts'
+import { SETTING_SUBJECTS, collectSettings } from '../shared/setting-docs.ts'
+
+const BEGIN = '<!-- BEGIN CONFIGURATION (npm run config-docs -- --write docs/configuration.md) -->'
+const END = '<!-- END CONFIGURATION -->'
+export const SERVICES = [
+  ['Gateway', loadGatewayConfig],
+  ['Renderer', loadRendererConfig],
+]
+
+const cell = (text) => text.replaceAll('|', '\\|')
+
+export function configurationTables() {
+  const lines = [BEGIN]
+  for (const [service, load] of SERVICES) {
+    const settings = collectSettings(load)
+    lines.push('', `## ${service}`)
+    for (const [subject, title] of Object.entries(SETTING_SUBJECTS)) {
+      const ofSubject = settings.filter((setting) => setting.doc.subject === subject)
+      if (ofSubject.length === 0) continue
+      lines.push('', `### ${service}: ${title}`, '', '| variable | default | values | meaning |', '|---|---|---|---|')
+      for (const setting of ofSubject) lines.push(`| \`${setting.name}\` | ${cell(setting.default)} | ${cell(setting.values)} | ${cell(setting.doc.meaning)} |`)
+    }
+  }
+  lines.push('', END)
+  return lines.join('\n')
+}
+
+const [flag, file] = process.argv.slice(2)
+if (flag === '--write' || flag === '--check') {
+  const text = readFileSync(file, 'utf8')
+  const start = text.indexOf(BEGIN)
+  const end = text.indexOf(END)
+  if (start === -1 || end === -1) {
+    console.error(`${file}: no markers ${BEGIN} … ${END}`)
+    process.exit(1)
+  }
+  const updated = `${text.slice(0, start)}${configurationTables()}${text.slice(end + END.length)}`
+  if (flag === '--write') writeFileSync(file, updated)
+  else if (updated !== text) {
+    console.error(`${file}: the configuration reference is out of date; run npm run config-docs -- --write ${file}`)
+    process.exit(1)
+  }
+} else if (flag === undefined) {
+  console.log(configurationTables())
+} else {
+  console.error('usage: npm run config-docs [-- --write FILE | --check FILE]')
+  process.exit(2)
+}
