@@ -1,5 +1,5 @@
-import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalWsUrl, readSecret, readString, readUrl } from '../shared/env.ts'
-import { RENDER_SECRET_MIN_LENGTH, REQUIRE_RENDER_SECRET_DOC } from '../shared/render-signature.ts'
+import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
+import { readRenderSecret } from '../shared/render-signature.ts'
 
 export interface RendererConfig {
   host: string
@@ -50,19 +50,12 @@ export function loadRendererConfig(env: Env = process.env): RendererConfig {
       subject: 'browser',
       meaning: 'graphql-transport-ws endpoint for live preview updates (`/cms/live` on the embedded content); unset = the browser opens no socket',
     }),
-    renderSecret: readSecret(
-      env,
-      'RENDER_SECRET',
-      RENDER_SECRET_MIN_LENGTH,
-      {
-        subject: 'renderers',
-        meaning:
-          "the gateway's secret: a render request without its valid signature, too old or seen before gets 403 and nothing is fetched (see [security](security.md#signed-render-requests)). Unset: the renderer renders for anyone who reaches its port, so keep it on a private network",
-        default: "unset (under `npm start`: the gateway's)",
-      },
-      'REQUIRE_RENDER_SECRET',
-      REQUIRE_RENDER_SECRET_DOC,
-    ),
+    renderSecret: readRenderSecret(env, {
+      subject: 'renderers',
+      meaning:
+        "the gateway's secret: a render request without its valid signature, too old or seen before gets 403 and nothing is fetched (see [security](security.md#signed-render-requests)). Unset: the renderer renders for anyone who reaches its port, so keep it on a private network",
+      default: "unset (under `npm start`: the gateway's)",
+    }),
     renderSignatureMaxAgeMs: readInteger(env, 'RENDER_SIGNATURE_MAX_AGE_MS', 10_000, 1000, 300_000, {
       subject: 'renderers',
       meaning:

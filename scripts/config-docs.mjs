@@ -10,10 +10,10 @@
 // of shared/setting-docs.ts, in that order) a `### {service}: {subject}`
 // heading and a table | variable | default | values | meaning |, the
 // variables in the order the service reads them.
-import { readFileSync, writeFileSync } from 'node:fs'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { loadRendererConfig } from '../renderer/config.ts'
 import { SETTING_SUBJECTS, collectSettings } from '../shared/setting-docs.ts'
+import { runGeneratedSection } from './generated-section.mjs'
 
 const BEGIN = '<!-- BEGIN CONFIGURATION (npm run config-docs -- --write docs/configuration.md) -->'
 const END = '<!-- END CONFIGURATION -->'
@@ -40,24 +40,4 @@ export function configurationTables() {
   return lines.join('\n')
 }
 
-const [flag, file] = process.argv.slice(2)
-if (flag === '--write' || flag === '--check') {
-  const text = readFileSync(file, 'utf8')
-  const start = text.indexOf(BEGIN)
-  const end = text.indexOf(END)
-  if (start === -1 || end === -1) {
-    console.error(`${file}: no markers ${BEGIN} … ${END}`)
-    process.exit(1)
-  }
-  const updated = `${text.slice(0, start)}${configurationTables()}${text.slice(end + END.length)}`
-  if (flag === '--write') writeFileSync(file, updated)
-  else if (updated !== text) {
-    console.error(`${file}: the configuration reference is out of date; run npm run config-docs -- --write ${file}`)
-    process.exit(1)
-  }
-} else if (flag === undefined) {
-  console.log(configurationTables())
-} else {
-  console.error('usage: npm run config-docs [-- --write FILE | --check FILE]')
-  process.exit(2)
-}
+runGeneratedSection({ begin: BEGIN, end: END, make: configurationTables, what: 'the configuration reference', command: 'npm run config-docs' })
