@@ -24,20 +24,27 @@ export const SERVICES = [
 
 const cell = (text) => text.replaceAll('|', '\\|')
 
+/** GitHub's anchor of a heading. */
+const anchor = (heading) => heading.toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replaceAll(' ', '-')
+
 export function configurationTables() {
-  const lines = [BEGIN]
+  const contents = []
+  const tables = []
   for (const [service, load] of SERVICES) {
     const settings = collectSettings(load)
-    lines.push('', `## ${service}`)
+    const links = []
+    tables.push('', `## ${service}`)
     for (const [subject, title] of Object.entries(SETTING_SUBJECTS)) {
       const ofSubject = settings.filter((setting) => setting.doc.subject === subject)
       if (ofSubject.length === 0) continue
-      lines.push('', `### ${service}: ${title}`, '', '| variable | default | values | meaning |', '|---|---|---|---|')
-      for (const setting of ofSubject) lines.push(`| \`${setting.name}\` | ${cell(setting.default)} | ${cell(setting.values)} | ${cell(setting.doc.meaning)} |`)
+      const heading = `${service}: ${title}`
+      links.push(`[${title}](#${anchor(heading)})`)
+      tables.push('', `### ${heading}`, '', '| variable | default | values | meaning |', '|---|---|---|---|')
+      for (const setting of ofSubject) tables.push(`| \`${setting.name}\` | ${cell(setting.default)} | ${cell(setting.values)} | ${cell(setting.doc.meaning)} |`)
     }
+    contents.push(`- **${service}**: ${links.join(' · ')}`)
   }
-  lines.push('', END)
-  return lines.join('\n')
+  return [BEGIN, '', ...contents, ...tables, '', END].join('\n')
 }
 
 runGeneratedSection({ begin: BEGIN, end: END, make: configurationTables, what: 'the configuration reference', command: 'npm run config-docs' })
