@@ -165,6 +165,22 @@ t.test('a trailing slash redirects to the canonical path, never off-site', async
   await sneaky.body.dump()
 })
 
+t.test('an encoded trailing slash never redirects to itself: it goes to the path without it, or is no page', async (t) => {
+  for (const [path, location] of [
+    ['/over-ons%2F', '/over-ons'],
+    ['/%2F', '/'],
+    ['/over-ons/%2F', '/over-ons'],
+    ['/bestaat-niet%2F%2F', '/bestaat-niet'],
+    ['/actueel%2F?pagina=2', '/actueel?pagina=2'],
+    ['/%2F%2Fevil.example%2F', '/evil.example'],
+  ] as const) {
+    const answer = await request(`${system.url}${path}`)
+    await answer.body.dump()
+    t.not(answer.headers.location, path, `${path}: not to itself`)
+    t.same([answer.statusCode, answer.headers.location], [301, location], `${path} -> ${location}`)
+  }
+})
+
 t.test('a path that reads as another host never makes the gateway fetch from it', async (t) => {
   let reached = 0
   const elsewhere = createServer((_req, res) => {
