@@ -8,7 +8,7 @@ import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
 import { FIXED_ARTICLES, FIXED_JOB_PAGES, FIXED_SERVICE_PAGES } from '../shared/routes.ts'
 import { withProduct } from '../shared/sections.ts'
 import { shippedContent, slugsOf, titleOf } from './helpers/content.ts'
-import { h1Of } from './helpers/html.ts'
+import { documentTitleOf, h1Of } from './helpers/html.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
@@ -129,6 +129,7 @@ t.test('unknown path: 404 with the notFound entry', async (t) => {
   const page = await get('/bestaat-niet?x=1')
   t.equal(page.status, 404)
   t.equal(h1Of(page.html), titleOf(store, 'notFound'))
+  t.equal(documentTitleOf(page.html)?.split(' | ')[0], titleOf(store, 'notFound'), "the document's title is the entry's title, before the brand")
   t.match(page.html, /class="rich-text"/, 'the entry text follows the heading')
   t.match(page.html, /loading-bar loading-bar--error[^>]*background-color:#0072e3/, 'error page loading bar colour')
   t.match(page.html, /<meta name="robots" content="noindex"/)
