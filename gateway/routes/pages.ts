@@ -537,6 +537,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
     if (visit.context.preview) admitRender(visit)
     if (await redirected(visit)) return reply
+    // A few misses per turn of the loop: the hits that arrive meanwhile are answered between them (admission/loop-turns.ts).
+    const turn = app.missTurns.turn()
+    if (turn !== undefined) await turn
     return answerLive(visit)
   }
 }

@@ -72,11 +72,11 @@ export async function waitFor(url, { anyStatus = false, service } = {}) {
  * gateway is given for the renderer instead (a proxy in front of it).
  * Resolves when the gateway is ready.
  */
-export async function startSite({ gatewayEnv = {}, rendererEnv = {}, rendererVia = (url) => url } = {}) {
+export async function startSite({ gatewayEnv = {}, rendererEnv = {}, rendererVia = (url) => url, gatewayNodeArgs = [] } = {}) {
   const [port, rendererPort, internalPort] = await Promise.all([freePort(), freePort(), freePort()])
   const common = { LOG_LEVEL: 'warn', RENDER_SECRET: randomBytes(24).toString('base64url') }
   const renderer = startService('renderer.js', { ...common, RENDERER_PORT: String(rendererPort), GATEWAY_URL: `http://127.0.0.1:${port}`, ...rendererEnv })
-  const gateway = startService('gateway.js', {
+  const gateway = startProcess(process.execPath, [...gatewayNodeArgs, join(ROOT, 'dist', 'gateway.js')], {
     ...common,
     PORT: String(port),
     HOST: '127.0.0.1',
