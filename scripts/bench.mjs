@@ -44,7 +44,6 @@ import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runSce
 import { cores, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
 import { buildBaseline, resolveCommit } from './bench-baseline.mjs'
 import { runProfile } from './bench-profile.mjs'
-import { measureMissFlood } from './hardening/miss-flood.mjs'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
@@ -331,7 +330,8 @@ async function measureExtras(freshPage, rendered, cached) {
 
   // Hits during a distributed miss flood (issue 41): a visitor's p99 on a cached page during the flood over alone, in the
   // same run, and the gateway's event-loop lag p99 (scripts/hardening/miss-flood.mjs). Not in the smoke round.
-  const flood = smoke ? undefined : await measureMissFlood()
+  // Imported here: its kit's exit handlers belong to a run that uses it.
+  const flood = smoke ? undefined : await (await import('./hardening/miss-flood.mjs')).measureMissFlood()
   const hitsDuringMissFlood = flood && {
     name: 'hits during a distributed miss flood',
     p99_ratio: flood.p99Ratio,
