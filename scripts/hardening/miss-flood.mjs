@@ -9,8 +9,8 @@
 // as fast as they answer, each request from one of FLOOD_ADDRESSES
 // (TRUST_PROXY=1, X-Forwarded-For), as behind nginx. `profileDir` writes the
 // gateway's CPU profile of the whole run there (--cpu-prof).
-import { Agent, request } from 'undici'
-import { load, log, quantile, randomSlug, sleep, startSite, tenths } from './report-kit.mjs'
+import { request } from 'undici'
+import { load, log, randomSlug, startSite, steadyVisitor, tenths } from './report-kit.mjs'
 
 const VISIT_EVERY_MS = 10
 const FLOOD_CONNECTIONS = 16
@@ -26,27 +26,8 @@ const PLAUSIBLE = [
   () => `/actueel?pagina=${2 + Math.floor(Math.random() * 500)}`,
 ]
 
-/** The visitor's requests for `ms`: its latencies' p50, p99 and maximum. */
-async function visit(site, ms) {
-  const agent = new Agent({ connections: 1, headersTimeout: 15_000, bodyTimeout: 15_000 })
-  const statuses = {}
-  const latencies = []
-  const began = performance.now()
-  while (performance.now() - began < ms) {
-    const start = performance.now()
-    let status = 'error'
-    try {
-      const response = await request(`${site.url}${PAGE}`, { headers: { 'x-forwarded-for': '198.51.100.5' }, dispatcher: agent })
-      await response.body.dump()
-      status = `${response.statusCode} ${response.headers['x-cache']}`
-    } catch {}
-    latencies.push(performance.now() - start)
-    statuses[status] = (statuses[status] ?? 0) + 1
-    await sleep(Math.max(0, start + VISIT_EVERY_MS - performance.now()))
-  }
-  await agent.close()
-  return { requests: latencies.length, statuses, p50Ms: tenths(quantile(latencies, 0.5)), p99Ms: tenths(quantile(latencies, 0.99)), maxMs: tenths(Math.max(...latencies)) }
-}
+/** The visitor's requests for `ms`: its latencies' p50, p99 and maximum, and whether each was a hit. */
+const visit = (site, ms) => steadyVisitor(site.url, PAGE, ms, { everyMs: VISIT_EVERY_MS, withCache: true })
 
 /** The gateway's event-loop lag p99 since the last scrape, in ms. */
 async function loopLagP99(site) {
