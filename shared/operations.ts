@@ -118,8 +118,9 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
-    InsuranceList: `query InsuranceList($site: [String]) {
-  entries(section: "${CHANNELS.insurances.section}", site: $site, orderBy: "title ASC") {
+    InsuranceList: `query InsuranceList($site: [String], $limit: Int, $offset: Int) {
+  entryCount(section: "${CHANNELS.insurances.section}", site: $site)
+  entries(section: "${CHANNELS.insurances.section}", site: $site, limit: $limit, offset: $offset, orderBy: "title ASC") {
     ...EntryBase ... on ${insurance} { category intro }
   }
 }
@@ -130,8 +131,9 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
-    ServiceList: `query ServiceList($site: [String]) {
-  entries(section: "${CHANNELS.services.section}", site: $site) {
+    ServiceList: `query ServiceList($site: [String], $limit: Int, $offset: Int) {
+  entryCount(section: "${CHANNELS.services.section}", site: $site)
+  entries(section: "${CHANNELS.services.section}", site: $site, limit: $limit, offset: $offset) {
     ...EntryBase ... on ${service} { intro }
   }
 }
@@ -142,8 +144,9 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
-    JobList: `query JobList($site: [String]) {
-  entries(section: "${CHANNELS.jobs.section}", site: $site, orderBy: "postDate DESC") {
+    JobList: `query JobList($site: [String], $limit: Int, $offset: Int) {
+  entryCount(section: "${CHANNELS.jobs.section}", site: $site)
+  entries(section: "${CHANNELS.jobs.section}", site: $site, limit: $limit, offset: $offset, orderBy: "postDate DESC") {
     ...EntryBase ... on ${job} { intro hours location salaryMin salaryMax }
   }
 }

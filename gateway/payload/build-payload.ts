@@ -1,7 +1,7 @@
-import { ARTICLES_PER_PAGE, invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
+import { invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
-import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, type ScreenName, parsePageParam } from '../../shared/routes.ts'
+import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteDefinition, type RouteTable, type ScreenName, pagedLoader, parsePageParam } from '../../shared/routes.ts'
 import { CHANNELS } from '../../shared/sections.ts'
 import { mergeTags } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
@@ -102,7 +102,7 @@ export class PayloadBuilder {
     const { route, params } = match
     const page = route.paginated ? parsePageParam(request.pageParam) : 1
     if (page === undefined) return invalidRouteMessage(request.path)
-    if (page > 1 && page > this.lastPageCached(request.context)) return notFoundMessage(request.fullPath)
+    if (page > 1 && page > this.lastPageCached(route, request.context)) return notFoundMessage(request.fullPath)
     if (params.slug !== undefined && route.fixedSlug === undefined) {
       const entryLoader = route.loaders.find((loader) => loader.requiresEntry)
       const cached = entryLoader && this.content.freshNamed(entryLoader.operation, entryLoader.variables({ site: this.routes.product, params, page }), request.context)
@@ -145,11 +145,13 @@ export class PayloadBuilder {
     return !(bySection.get(section)?.has(slug) ?? false)
   }
 
-  /** The last page of the articles by the count in any cached page of the list (its first, usually); Infinity while none is cached. */
-  private lastPageCached(context: RunContext): number {
-    const first = this.content.freshNamed('ArticleList', { site: this.routes.product, limit: ARTICLES_PER_PAGE, offset: 0 }, context)
+  /** The last page of a paginated route's list by the count in its cached first page; Infinity while none is cached. */
+  private lastPageCached(route: RouteDefinition, context: RunContext): number {
+    const loader = pagedLoader(route)
+    if (loader?.perPage === undefined) return Number.POSITIVE_INFINITY
+    const first = this.content.freshNamed(loader.operation, loader.variables({ site: this.routes.product, params: {}, page: 1 }), context)
     const count = first?.body.data?.entryCount
-    return typeof count === 'number' ? Math.max(1, Math.ceil(count / ARTICLES_PER_PAGE)) : Number.POSITIVE_INFINITY
+    return typeof count === 'number' ? Math.max(1, Math.ceil(count / loader.perPage)) : Number.POSITIVE_INFINITY
   }
 
   async build(request: PayloadRequest): Promise<BuiltPayload> {
@@ -191,8 +193,9 @@ export class PayloadBuilder {
       }
       base.data[loader.key] = body.data
     }
-    const listed = (base.data.articles as { entries?: unknown[] } | undefined)?.entries
-    if (route.paginated && page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
+    const paged = pagedLoader(route)
+    const listed = paged && (base.data[paged.key] as { entries?: unknown[] } | undefined)?.entries
+    if (page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
     const built: BuiltPayload = {
       payload: base,
       cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)),
