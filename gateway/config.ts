@@ -1,5 +1,5 @@
 import type { RedirectRule } from '../shared/build-meta.ts'
-import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE, SITEMAP_PROTOCOL_MAX_URLS } from '../shared/constants.ts'
 import {
   ConfigError,
   type Env,
@@ -45,6 +45,18 @@ const DEFAULT_FRESH_GZIP_LEVEL = 6
  * render and its 4 or 5 CMS calls).
  */
 const DEFAULT_CLIENT_WORK_BUDGET = 300
+/**
+ * Cache bounds that hold a real site (issue 39): a site of 10,000 articles
+ * has some 11,000 pages and as many query answers. 7/8 of the page cache's
+ * bounds hold the sitemap's pages (cache/page-cache.ts): 21,875 pages and
+ * 560 MiB, room for every page of such a site with both compressed
+ * variants (docs/caching.md has what it measured). They are bounds, not
+ * allocations: a small site uses what its pages take.
+ */
+const DEFAULT_PAGE_CACHE_MAX_ENTRIES = 25_000
+const DEFAULT_PAGE_CACHE_MAX_BYTES = 640 * 1024 * 1024
+const DEFAULT_QUERY_CACHE_MAX_ENTRIES = 50_000
+const DEFAULT_QUERY_CACHE_MAX_BYTES = 256 * 1024 * 1024
 /**
  * @fastify/compress compresses a whole answer in one call up to its
  * syncThreshold, which it derives from the cores it sees: 8,192 bytes on two,
@@ -210,6 +222,8 @@ export interface GatewayConfig {
   publicDir: string
   /** Content files of the embedded content API. */
   contentDir: string
+  /** Addresses in one child of the sitemap index at most (the protocol's 50,000; smaller in tests). */
+  sitemapMaxUrls: number
   /** The embedded content's asset volume, served under /cms-assets/ when the embedded API is on. */
   embeddedAssetDir: string
   /**
@@ -347,16 +361,16 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       syncThresholdBytes: readInteger(env, 'COMPRESS_SYNC_THRESHOLD_BYTES', DEFAULT_COMPRESS_SYNC_THRESHOLD_BYTES, 0, 16 * 1024 * 1024),
     },
     cache: {
-      maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', 5000, 1, 1_000_000),
-      maxBytes: readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+      maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', DEFAULT_QUERY_CACHE_MAX_ENTRIES, 1, 1_000_000),
+      maxBytes: readInteger(env, 'CACHE_MAX_BYTES', DEFAULT_QUERY_CACHE_MAX_BYTES, 1024, 8 * 1024 * 1024 * 1024),
       ttlMs: readInteger(env, 'CACHE_TTL_MS', 60_000, 0, 86_400_000),
       staleWhileRevalidateMs: readInteger(env, 'CACHE_SWR_MS', 600_000, 0, 86_400_000),
       staleIfErrorMs: readInteger(env, 'CACHE_STALE_IF_ERROR_MS', 86_400_000, 0, 30 * 86_400_000),
       pageCache: readBoolean(env, 'PAGE_CACHE', true),
       pageCacheFastPath: readBoolean(env, 'PAGE_CACHE_FAST_PATH', true),
       queryCache: readBoolean(env, 'QUERY_CACHE', true),
-      pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', 2000, 1, 1_000_000),
-      pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+      pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', DEFAULT_PAGE_CACHE_MAX_ENTRIES, 1, 1_000_000),
+      pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', DEFAULT_PAGE_CACHE_MAX_BYTES, 1024, 8 * 1024 * 1024 * 1024),
       pageTtlMs: readInteger(env, 'PAGE_CACHE_TTL_MS', 30_000, 0, 86_400_000),
       pageRenderWaitMs: readInteger(env, 'PAGE_RENDER_WAIT_MS', 3000, 0, 120_000),
       apiMaxEntries: readInteger(env, 'API_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
@@ -395,6 +409,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     buildId: readOptionalString(env, 'BUILD_ID'),
     distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname),
     publicDir: readString(env, 'PUBLIC_DIR', new URL('../public', import.meta.url).pathname),
+    sitemapMaxUrls: readInteger(env, 'SITEMAP_MAX_URLS', SITEMAP_PROTOCOL_MAX_URLS, 1, SITEMAP_PROTOCOL_MAX_URLS),
     contentDir: readString(env, 'CONTENT_DIR', new URL('../gateway/embedded-cms/content', import.meta.url).pathname),
     embeddedAssetDir: new URL('../gateway/embedded-cms/assets', import.meta.url).pathname,
     devReloadFile: readDevReloadFile(env),

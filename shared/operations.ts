@@ -192,8 +192,9 @@ ${IMAGE}`,
   }
 }
 ${ENTRY_BASE}`,
-    Sitemap: `query Sitemap($site: [String]) {
-  entries(section: ${JSON.stringify([...SINGLE_SECTIONS.map((template) => withProduct(template, product)), CHANNELS.insurances.section, CHANNELS.jobs.section, CHANNELS.topical.section, CHANNELS.services.section])}, site: $site) {
+    // One group of the sitemap index (gateway/payload/sitemap.ts): the singles' sections, or one channel.
+    Sitemap: `query Sitemap($site: [String], $section: [String]) {
+  entries(section: $section, site: $site) {
     sectionHandle slug dateUpdated
   }
 }`,

@@ -2,12 +2,12 @@ import { invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
 import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteDefinition, type RouteTable, type ScreenName, pagedLoader, parsePageParam } from '../../shared/routes.ts'
-import { CHANNELS } from '../../shared/sections.ts'
 import { mergeTags } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
 import type { UpstreamAnswer } from '../craft/client.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { UpstreamBadResponseError } from '../errors.ts'
+import { type SitemapGroup, sitemapVariables } from './sitemap.ts'
 
 export interface PayloadRequest {
   /** Decoded path without query string. */
@@ -70,17 +70,17 @@ interface ErrorWithStatus {
 }
 
 /** Assembles the payload of a path from its route's loaders, through the content service's cache. */
-/** The section whose entries a slug route shows, by its screen: the sitemap lists their slugs. */
-const SLUG_SECTIONS: Partial<Record<ScreenName, string>> = {
-  job: CHANNELS.jobs.section,
-  article: CHANNELS.topical.section,
-  service: CHANNELS.services.section,
-  insurance: CHANNELS.insurances.section,
+/** The sitemap group of the section whose entries a slug route shows, by its screen: the group's answer lists their slugs. */
+const SLUG_GROUPS: Partial<Record<ScreenName, SitemapGroup>> = {
+  job: 'jobs',
+  article: 'topical',
+  service: 'services',
+  insurance: 'insurances',
 }
 
 export class PayloadBuilder {
-  /** The slugs of each section in a cached sitemap answer, read once per answer. */
-  private readonly listedSlugs = new WeakMap<object, Map<string, Set<string>>>()
+  /** The slugs in a cached sitemap group's answer, read once per answer. */
+  private readonly listedSlugs = new WeakMap<object, Set<string>>()
 
   constructor(
     readonly routes: RouteTable,
@@ -121,9 +121,9 @@ export class PayloadBuilder {
    * TTL, shared), so that the next unknown slugs cost nothing.
    */
   private unlisted(screen: ScreenName, slug: string, context: RunContext): boolean {
-    const section = SLUG_SECTIONS[screen]
-    if (section === undefined || context.preview) return false
-    const variables = { site: this.routes.product }
+    const group = SLUG_GROUPS[screen]
+    if (group === undefined || context.preview) return false
+    const variables = sitemapVariables(group, this.routes.product)
     const answer = this.content.freshNamed('Sitemap', variables, context)
     if (!answer) {
       this.content.runNamed('Sitemap', variables, context).catch(() => undefined)
@@ -131,18 +131,13 @@ export class PayloadBuilder {
     }
     const entries = answer.body.errors === undefined ? answer.body.data?.entries : undefined
     if (!Array.isArray(entries)) return false
-    let bySection = this.listedSlugs.get(answer.body)
-    if (!bySection) {
-      bySection = new Map()
-      for (const entry of entries as { sectionHandle?: unknown; slug?: unknown }[]) {
-        if (typeof entry.sectionHandle !== 'string' || typeof entry.slug !== 'string') continue
-        const slugs = bySection.get(entry.sectionHandle) ?? new Set<string>()
-        slugs.add(entry.slug)
-        bySection.set(entry.sectionHandle, slugs)
-      }
-      this.listedSlugs.set(answer.body, bySection)
+    let slugs = this.listedSlugs.get(answer.body)
+    if (!slugs) {
+      slugs = new Set()
+      for (const entry of entries as { slug?: unknown }[]) if (typeof entry.slug === 'string') slugs.add(entry.slug)
+      this.listedSlugs.set(answer.body, slugs)
     }
-    return !(bySection.get(section)?.has(slug) ?? false)
+    return !slugs.has(slug)
   }
 
   /** The last page of a paginated route's list by the count in its cached first page; Infinity while none is cached. */
