@@ -7,7 +7,8 @@ import { pageItems } from '../renderer/components/pagination.tsx'
 import { ARTICLES_PER_PAGE, INSURANCES_PER_PAGE, JOBS_PER_PAGE, SERVICES_PER_PAGE } from '../shared/constants.ts'
 import { parsePageParam } from '../shared/routes.ts'
 import { SCALES, writeScaledContent } from '../scripts/scale-content.ts'
-import { locsOf } from './helpers/sitemap.ts'
+import { loadGatewayConfig } from '../gateway/config.ts'
+import { locsOf, sitemapLocs } from './helpers/sitemap.ts'
 import { startSystem } from './helpers/system.ts'
 
 // Ten times the content (issue 39's 10×: 1,000 articles, 50 jobs, 20
@@ -21,7 +22,8 @@ writeScaledContent(dir, sizes)
 const SITE = 'https://www.havenborg.example'
 const SITEMAP_MAX_URLS = 300
 const PURGE_SECRET = 'scale-secret'
-const system = await startSystem({ CONTENT_DIR: dir, SITE_URL: SITE, SITEMAP_MAX_URLS: String(SITEMAP_MAX_URLS), PURGE_SECRET })
+// One client crawls every page: its work budget (a render each on the cold pass) is lifted; every cache setting is the default.
+const system = await startSystem({ CONTENT_DIR: dir, SITE_URL: SITE, SITEMAP_MAX_URLS: String(SITEMAP_MAX_URLS), PURGE_SECRET, CLIENT_WORK_BUDGET: '1000000' })
 t.teardown(() => system.close())
 
 const get = async (path: string) => {
@@ -127,6 +129,34 @@ t.test('the sitemap: an index of children per section, each split at SITEMAP_MAX
   t.equal((await get('/sitemap-topical-2.xml')).cache, 'HIT', "a purge of the jobs keeps the articles' children")
   t.equal((await get('/sitemap-jobs-1.xml')).cache, 'MISS', "and drops the jobs' child")
   t.equal((await get('/sitemap.xml')).cache, 'HIT', 'the index, with the jobs back, from the cache')
+})
+
+t.test('the default caches hold the site: a warm pass over every sitemap address comes from the page cache', async (t) => {
+  const pages = (await sitemapLocs(system.url)).map((loc) => new URL(loc).pathname)
+  t.ok(pages.length > sizes.topical, `${pages.length} addresses`)
+  const pass = async () => {
+    const answers: string[] = []
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < pages.length) answers.push((await get(pages[next++] as string)).cache)
+      }),
+    )
+    return answers
+  }
+  await pass()
+  const warm = await pass()
+  // A page whose TTL ran out during the cold pass is served at once (STALE) while it is rendered again in the background.
+  const ratio = warm.filter((cache) => cache === 'HIT' || cache === 'STALE').length / warm.length
+  t.ok(ratio >= 0.95, `warm pass: ${(ratio * 100).toFixed(1)} % from the page cache (${warm.filter((cache) => cache === 'HIT').length} HIT)`)
+  // At 100× (some 11,000 pages) the defaults must still hold every page: 7/8 of the bounds are the sitemap's pages.
+  const cache = system.gateway.pageCache
+  const perPage = cache.bytes / cache.size
+  const { pageMaxEntries, pageMaxBytes } = loadGatewayConfig({}).cache
+  const hundredfold = 10 * pages.length
+  t.ok(pageMaxEntries * (7 / 8) >= hundredfold, `PAGE_CACHE_MAX_ENTRIES ${pageMaxEntries} holds ${hundredfold} pages`)
+  t.ok(pageMaxBytes * (7 / 8) >= hundredfold * perPage, `PAGE_CACHE_MAX_BYTES ${pageMaxBytes} holds ${hundredfold} pages of ${Math.round(perPage)} bytes`)
+  t.ok(loadGatewayConfig({}).cache.maxEntries >= hundredfold, 'and the query cache their answers')
 })
 
 t.test('a soft purge of a section: its pages answered STALE at once while one render refreshes each, then fresh with the changed content', async (t) => {

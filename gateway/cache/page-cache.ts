@@ -20,7 +20,7 @@ export interface CachedPage {
   freshUntil: number
   /** Past its TTL: the claim of the request rendering it again (see `claimRevalidation`); meanwhile the others get this page. */
   revalidation?: { since: number }
-  /** Marked stale by a soft purge: the request that claims it gets it too, and one render in the background refreshes it. */
+  /** Marked stale by a soft purge (refreshablePage). */
   purged?: boolean
   /** What the page was built from (sections, `entry:<id>`), so that a purge of any of them drops it. */
   tags: readonly string[]
@@ -230,10 +230,17 @@ export class PageCache {
     }
   }
 
-  /** A key's page marked by a soft purge and not yet rendered again, within the stale-while-revalidate window; nothing is claimed. */
-  purgedPage(key: string): CachedPage | undefined {
+  /**
+   * A key's page past its TTL, within the stale-while-revalidate window, to
+   * serve at once while a render in the background refreshes it: one a soft
+   * purge marked, or one that expired (with a TTL of 0 every request renders,
+   * as it asks). Nothing is claimed.
+   */
+  refreshablePage(key: string): CachedPage | undefined {
     const page = this.segmentOf(key).peek(key)
-    return page?.purged && this.now() - page.freshUntil < (this.options.staleWhileRevalidateMs ?? 0) ? page : undefined
+    if (!page || (!page.purged && this.options.ttlMs <= 0)) return undefined
+    const age = this.now() - page.freshUntil
+    return age >= 0 && age < (this.options.staleWhileRevalidateMs ?? 0) ? page : undefined
   }
 
   /** Drops a key's page (the path now redirects, or no longer renders as a page). */

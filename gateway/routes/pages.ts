@@ -217,7 +217,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     }
     const cached = app.pageCache.get(cacheKey)
     const status = cached === undefined ? 'MISS' : app.pageCache.isStale(cached) ? 'STALE' : 'HIT'
-    const purged = cached === undefined && visit.storable ? app.pageCache.purgedPage(cacheKey) : undefined
+    // Past its TTL or marked by a soft purge: this visitor gets it at once too, and one render in the background refreshes it.
+    const purged = cached === undefined && visit.storable ? app.pageCache.refreshablePage(cacheKey) : undefined
     app.pageCacheLookups(purged ? 'STALE' : status)
     if (purged) {
       const release = app.pageCache.claimRevalidation(cacheKey)
@@ -238,8 +239,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
   }
 
   /**
-   * A page a soft purge marked stale: its visitor got it at once, and this
-   * renders it again in the background, as a request of the gateway's own
+   * A page past its TTL or marked stale by a soft purge: its visitor got it
+   * at once, and this renders it again in the background, as a request of the gateway's own
    * (the same route, past the fast path, holding the page's claim), so that
    * no visitor waits for a render a purge caused. One per page at a time:
    * the claim keeps the others on the stored page until it is stored again.

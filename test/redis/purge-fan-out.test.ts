@@ -66,7 +66,7 @@ t.test('a soft purge (the default) reaches the other gateway soft: its stored pa
   t.equal(answer.json.hard, false)
   t.equal(answer.json.shared, 'ok')
   await received
-  t.ok(pair.b.gateway.pageCache.purgedPage('/kantoren'), 'b marked its page stale rather than dropping it')
+  t.ok(pair.b.gateway.pageCache.refreshablePage('/kantoren'), 'b marked its page stale rather than dropping it')
   t.equal((await get(pair.b.url, '/kantoren')).cache, 'STALE', 'and serves it at once')
 })
 
