@@ -39,6 +39,6 @@ t.test('a variable read without its documentation is refused', async (t) => {
 
 t.test('reading documents nothing outside collectSettings, and parsing is unchanged', async (t) => {
   t.equal(readInteger({ X: '5' }, 'X', 1, 0, 10, { subject: 'caching', meaning: 'x' }), 5)
-  t.equal(loadGatewayConfig({}).cache.pageMaxBytes, 64 * 1024 * 1024)
+  t.equal(loadGatewayConfig({}).cache.pageMaxBytes, 640 * 1024 * 1024)
   t.equal(loadRendererConfig({}).port, 3001)
 })

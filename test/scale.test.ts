@@ -15,6 +15,8 @@ import { startSystem } from './helpers/system.ts'
 // services, 20 insurances), generated through CONTENT_DIR: an overview page
 // is as big at its first page as at its last, whatever the number of pages,
 // and every list is paged, each page bounded.
+// The warm pass renders every page of the 10× site once (some 1,100): more than the 180 s tap gives a file on a loaded machine.
+t.setTimeout(900_000)
 const dir = mkdtempSync(join(tmpdir(), 'scale-pages-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 const sizes = SCALES[10]
