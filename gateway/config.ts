@@ -1,5 +1,5 @@
 import type { RedirectRule } from '../shared/build-meta.ts'
-import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE, SITEMAP_PROTOCOL_MAX_URLS } from '../shared/constants.ts'
 import {
   ConfigError,
   type Env,
@@ -45,6 +45,18 @@ const DEFAULT_FRESH_GZIP_LEVEL = 6
  * render and its 4 or 5 CMS calls).
  */
 const DEFAULT_CLIENT_WORK_BUDGET = 300
+/**
+ * Cache bounds that hold a real site (issue 39): a site of 10,000 articles
+ * has some 11,000 pages and as many query answers. 7/8 of the page cache's
+ * bounds hold the sitemap's pages (cache/page-cache.ts): 21,875 pages and
+ * 560 MiB, room for every page of such a site with both compressed
+ * variants (docs/caching.md has what it measured). They are bounds, not
+ * allocations: a small site uses what its pages take.
+ */
+const DEFAULT_PAGE_CACHE_MAX_ENTRIES = 25_000
+const DEFAULT_PAGE_CACHE_MAX_BYTES = 640 * 1024 * 1024
+const DEFAULT_QUERY_CACHE_MAX_ENTRIES = 50_000
+const DEFAULT_QUERY_CACHE_MAX_BYTES = 256 * 1024 * 1024
 /**
  * @fastify/compress compresses a whole answer in one call up to its
  * syncThreshold, which it derives from the cores it sees: 8,192 bytes on two,
@@ -210,6 +222,8 @@ export interface GatewayConfig {
   publicDir: string
   /** Content files of the embedded content API. */
   contentDir: string
+  /** Addresses in one child of the sitemap index at most (the protocol's 50,000; smaller in tests). */
+  sitemapMaxUrls: number
   /** The embedded content's asset volume, served under /cms-assets/ when the embedded API is on. */
   embeddedAssetDir: string
   /**
@@ -502,11 +516,11 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       }),
     },
     cache: {
-      maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', 5000, 1, 1_000_000, {
+      maxEntries: readInteger(env, 'CACHE_MAX_ENTRIES', DEFAULT_QUERY_CACHE_MAX_ENTRIES, 1, 1_000_000, {
         subject: 'caching',
         meaning: 'query cache: most entries',
       }),
-      maxBytes: readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024, {
+      maxBytes: readInteger(env, 'CACHE_MAX_BYTES', DEFAULT_QUERY_CACHE_MAX_BYTES, 1024, 8 * 1024 * 1024 * 1024, {
         subject: 'caching',
         meaning: 'query cache: most bytes',
       }),
@@ -536,12 +550,12 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
         subject: 'caching',
         meaning: '`false` sends every query to the CMS (for measurements)',
       }),
-      pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', 2000, 1, 1_000_000, {
+      pageMaxEntries: readInteger(env, 'PAGE_CACHE_MAX_ENTRIES', DEFAULT_PAGE_CACHE_MAX_ENTRIES, 1, 1_000_000, {
         subject: 'caching',
         meaning:
           "page cache: most pages; 7/8 for the sitemap's pages and the 404 page, 1/8 for any other page (aliases), so no other key evicts a sitemap page",
       }),
-      pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024, {
+      pageMaxBytes: readInteger(env, 'PAGE_CACHE_MAX_BYTES', DEFAULT_PAGE_CACHE_MAX_BYTES, 1024, 8 * 1024 * 1024 * 1024, {
         subject: 'caching',
         meaning: 'page cache: most bytes, shared 7/8 and 1/8 as the entries',
       }),
@@ -676,6 +690,10 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       subject: 'listening',
       meaning: 'the static assets',
       default: '`public`',
+    }),
+    sitemapMaxUrls: readInteger(env, 'SITEMAP_MAX_URLS', SITEMAP_PROTOCOL_MAX_URLS, 1, SITEMAP_PROTOCOL_MAX_URLS, {
+      subject: 'caching',
+      meaning: 'addresses in one child of the sitemap index at most (`/sitemap.xml` lists a child per section, split at this many)',
     }),
     contentDir: readString(env, 'CONTENT_DIR', new URL('../gateway/embedded-cms/content', import.meta.url).pathname, {
       subject: 'craft',

@@ -350,6 +350,11 @@ async function measureExtras(freshPage, rendered, cached) {
 
 async function main() {
   if (!process.argv.includes('--no-build')) execSync('node scripts/build.mjs', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  if (process.argv.includes('--scale')) {
+    // 1×, 10× and 100× content side by side (scripts/bench-scale.mjs).
+    await import('./bench-scale.mjs')
+    return
+  }
   if (process.argv.includes('--js')) {
     console.log(describeFirstLoad(firstLoadJavaScript(root)))
     return

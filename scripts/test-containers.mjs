@@ -150,8 +150,10 @@ async function waitHealthy(deadlineMs) {
 
 // 4. Load while something changes.
 async function sitePaths() {
-  const sitemap = await (await fetch(`http://127.0.0.1:${LB_PORT}/sitemap.xml`)).text()
-  const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
+  // /sitemap.xml is an index: the pages are in its children.
+  const locs = async (path) => [...(await (await fetch(`http://127.0.0.1:${LB_PORT}${path}`)).text()).matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
+  const paths = []
+  for (const child of await locs('/sitemap.xml')) paths.push(...(await locs(child)))
   return paths.length > 0 ? paths.slice(0, 40) : ['/']
 }
 

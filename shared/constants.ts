@@ -137,8 +137,17 @@ export const IMAGE_WIDTHS = [480, 800, 1200, 1600] as const
 /** The transform asked of the CMS for an image shared on social media (og:image, JSON-LD): the size those sites show. */
 export const SHARE_IMAGE = { width: 1200, height: 630 } as const
 
+/** The sitemaps protocol's limit of addresses in one sitemap file (SITEMAP_MAX_URLS may set fewer). */
+export const SITEMAP_PROTOCOL_MAX_URLS = 50_000
+
 /** Articles on one page of the news overview. */
 export const ARTICLES_PER_PAGE = 6
+/** Jobs on one page of the jobs overview (/werken-bij): a page's size does not grow with the vacancies. */
+export const JOBS_PER_PAGE = 12
+/** Services on one page of the services overviews (/onze-dienstverlening, /services). */
+export const SERVICES_PER_PAGE = 12
+/** Insurances on one page of the insurance overview (/onze-verzekeringen), grouped by category on the page. */
+export const INSURANCES_PER_PAGE = 24
 /** Articles in the home page's "latest news" block. */
 export const HOME_LATEST_ARTICLES = 3
 

@@ -125,8 +125,9 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
-    InsuranceList: `query InsuranceList($site: [String]) {
-  entries(section: "${CHANNELS.insurances.section}", site: $site, orderBy: "title ASC") {
+    InsuranceList: `query InsuranceList($site: [String], $limit: Int, $offset: Int) {
+  entryCount(section: "${CHANNELS.insurances.section}", site: $site)
+  entries(section: "${CHANNELS.insurances.section}", site: $site, limit: $limit, offset: $offset, orderBy: "title ASC") {
     ...EntryBase ... on ${insurance} { category intro }
   }
 }
@@ -137,8 +138,9 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
-    ServiceList: `query ServiceList($site: [String]) {
-  entries(section: "${CHANNELS.services.section}", site: $site) {
+    ServiceList: `query ServiceList($site: [String], $limit: Int, $offset: Int) {
+  entryCount(section: "${CHANNELS.services.section}", site: $site)
+  entries(section: "${CHANNELS.services.section}", site: $site, limit: $limit, offset: $offset) {
     ...EntryBase ... on ${service} { intro }
   }
 }
@@ -149,8 +151,9 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
-    JobList: `query JobList($site: [String]) {
-  entries(section: "${CHANNELS.jobs.section}", site: $site, orderBy: "postDate DESC") {
+    JobList: `query JobList($site: [String], $limit: Int, $offset: Int) {
+  entryCount(section: "${CHANNELS.jobs.section}", site: $site)
+  entries(section: "${CHANNELS.jobs.section}", site: $site, limit: $limit, offset: $offset, orderBy: "postDate DESC") {
     ...EntryBase ... on ${job} { intro hours location salaryMin salaryMax }
   }
 }
@@ -196,8 +199,9 @@ ${IMAGE}`,
   }
 }
 ${ENTRY_BASE}`,
-    Sitemap: `query Sitemap($site: [String]) {
-  entries(section: ${JSON.stringify([...SINGLE_SECTIONS.map((template) => withProduct(template, product)), CHANNELS.insurances.section, CHANNELS.jobs.section, CHANNELS.topical.section, CHANNELS.services.section])}, site: $site) {
+    // One group of the sitemap index (gateway/payload/sitemap.ts): the singles' sections, or one channel.
+    Sitemap: `query Sitemap($site: [String], $section: [String]) {
+  entries(section: $section, site: $site) {
     sectionHandle slug dateUpdated
   }
 }`,

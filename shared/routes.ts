@@ -1,4 +1,4 @@
-import { ARTICLES_PER_PAGE, HOME_LATEST_ARTICLES, SLUG_PATTERN } from './constants.ts'
+import { ARTICLES_PER_PAGE, HOME_LATEST_ARTICLES, INSURANCES_PER_PAGE, JOBS_PER_PAGE, SERVICES_PER_PAGE, SLUG_PATTERN } from './constants.ts'
 import { type OperationName, singlePageOperation } from './operations.ts'
 import { withProduct } from './sections.ts'
 
@@ -38,6 +38,8 @@ export interface LoaderSpec {
   requiresEntry?: boolean
   /** Not needed for the first bytes: streamed into a Suspense boundary by the renderer. */
   deferred?: boolean
+  /** The paginated list of a paginated route: this many entries a page, with `entryCount` beside them. */
+  perPage?: number
 }
 
 export interface RouteDefinition {
@@ -117,15 +119,22 @@ const singleWithLists = (route: Omit<RouteTemplate, 'loaders'>, ...lists: Loader
 const singlePage = (id: string, handle: string, paths: readonly string[], canonical?: string): RouteTemplate =>
   singleWithLists({ id, screen: 'page', handle, paths, ...(canonical ? { canonical } : {}) })
 
-const establishmentList = list('establishments', 'EstablishmentList')
-const serviceList = list('services', 'ServiceList')
+/** One page of a list, `perPage` long: the list of a paginated route. */
+const listPage = (key: string, operation: OperationName, perPage: number): LoaderSpec => ({
+  key,
+  operation,
+  perPage,
+  variables: ({ site, page }) => ({ site, limit: perPage, offset: (page - 1) * perPage }),
+})
 
-/** One page of the articles, ARTICLES_PER_PAGE long. */
-const articlePage: LoaderSpec = {
-  key: 'articles',
-  operation: 'ArticleList',
-  variables: ({ site, page }) => ({ site, limit: ARTICLES_PER_PAGE, offset: (page - 1) * ARTICLES_PER_PAGE }),
+/** The paginated list of a route (its `perPage` loader), if it has one. */
+export function pagedLoader(route: RouteDefinition): LoaderSpec | undefined {
+  return route.paginated ? route.loaders.find((loader) => loader.perPage !== undefined) : undefined
 }
+
+const establishmentList = list('establishments', 'EstablishmentList')
+const serviceList = listPage('services', 'ServiceList', SERVICES_PER_PAGE)
+const articlePage = listPage('articles', 'ArticleList', ARTICLES_PER_PAGE)
 
 const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName): RouteTemplate => ({
   id,
@@ -176,8 +185,8 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
   singlePage('termsAndConditions', '{product}TermsAndConditions', ['/algemene-voorwaarden']),
   singlePage('privacy', '{product}PrivacyAndCookiePolicy', ['/privacy']),
   singleWithLists(
-    { id: 'insurances', screen: 'insurances', handle: '{product}Insurances', paths: ['/insurances', '/onze-verzekeringen'], canonical: '/onze-verzekeringen' },
-    list('insurances', 'InsuranceList'),
+    { id: 'insurances', screen: 'insurances', handle: '{product}Insurances', paths: ['/insurances', '/onze-verzekeringen'], canonical: '/onze-verzekeringen', paginated: true },
+    listPage('insurances', 'InsuranceList', INSURANCES_PER_PAGE),
   ),
   {
     id: 'insurance',
@@ -187,8 +196,8 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     loaders: () => [bySlug('InsuranceBySlug')],
   },
   singleWithLists(
-    { id: 'jobs', screen: 'jobs', handle: '{product}JobsOverview', paths: ['/jobs', '/werken-bij'], canonical: '/werken-bij' },
-    list('jobs', 'JobList'),
+    { id: 'jobs', screen: 'jobs', handle: '{product}JobsOverview', paths: ['/jobs', '/werken-bij'], canonical: '/werken-bij', paginated: true },
+    listPage('jobs', 'JobList', JOBS_PER_PAGE),
   ),
   singlePage('openApplication', 'aboutJobsOpenApplication', ['/werken-bij/open-sollicitatie']),
   ...FIXED_JOB_PAGES.map((slug) => fixed(`job:${slug}`, 'job', `/werken-bij/${slug}`, slug, 'JobBySlug')),
@@ -205,15 +214,14 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     establishmentList,
   ),
   singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent'], '/onderdeel-van-licent'),
-  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'] }, serviceList),
+  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'], paginated: true }, serviceList),
   { id: 'service', screen: 'service', paths: ['/services/:slug'], loaders: () => [bySlug('ServiceBySlug')] },
-  singleWithLists({ id: 'servicesOverview', screen: 'services', handle: '{product}ServicesOverview', paths: ['/onze-dienstverlening'] }, serviceList),
+  singleWithLists({ id: 'servicesOverview', screen: 'services', handle: '{product}ServicesOverview', paths: ['/onze-dienstverlening'], paginated: true }, serviceList),
   ...FIXED_SERVICE_PAGES.map((slug) =>
     fixed(`service:${slug}`, 'service', `/onze-dienstverlening/${slug}`, slug, 'ServiceBySlug'),
   ),
 ]
 
-const MAX_PAGE = 9999
 const NO_QUERY: readonly string[] = []
 
 export interface RouteTable {
@@ -298,10 +306,13 @@ export function createRouteTable(product: string): RouteTable {
   }
 }
 
-/** Parses `?pagina=N`: undefined when it is not a page number. */
+/**
+ * Parses `?pagina=N`: undefined when it is not a page number. No ceiling
+ * hides content: nine digits are a billion pages, past any real list (a
+ * number past the last page is a 404 as any other).
+ */
 export function parsePageParam(value: string | null | undefined): number | undefined {
   if (value === null || value === undefined) return 1
-  if (!/^[1-9][0-9]{0,3}$/.test(value)) return undefined
-  const page = Number(value)
-  return page <= MAX_PAGE ? page : undefined
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) return undefined
+  return Number(value)
 }

@@ -20,7 +20,7 @@ t.test('every variable a service reads is documented, and the page names each of
     t.ok(settings.length > 10, `${load.name} documents its settings`)
     for (const setting of settings) t.match(page, `| \`${setting.name}\` |`, `${setting.name} has its row`)
   }
-  t.ok(collectSettings(loadGatewayConfig).some((setting) => setting.name === 'PAGE_CACHE_MAX_BYTES' && setting.default === '`67108864`'), 'a default is the one the code falls back to')
+  t.ok(collectSettings(loadGatewayConfig).some((setting) => setting.name === 'PAGE_CACHE_MAX_BYTES' && setting.default === '`671088640`'), 'a default is the one the code falls back to')
 })
 
 t.test('a variable read without its documentation is refused', async (t) => {
@@ -39,6 +39,6 @@ t.test('a variable read without its documentation is refused', async (t) => {
 
 t.test('reading documents nothing outside collectSettings, and parsing is unchanged', async (t) => {
   t.equal(readInteger({ X: '5' }, 'X', 1, 0, 10, { subject: 'caching', meaning: 'x' }), 5)
-  t.equal(loadGatewayConfig({}).cache.pageMaxBytes, 64 * 1024 * 1024)
+  t.equal(loadGatewayConfig({}).cache.pageMaxBytes, 640 * 1024 * 1024)
   t.equal(loadRendererConfig({}).port, 3001)
 })

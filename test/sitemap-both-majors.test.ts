@@ -6,6 +6,7 @@ import { createRouteTable } from '../shared/routes.ts'
 import { shippedContent, slugsOf } from './helpers/content.ts'
 import { decodeEntities, h1Of } from './helpers/html.ts'
 import { startSystem } from './helpers/system.ts'
+import { sitemapLocs } from './helpers/sitemap.ts'
 
 const SITE = 'https://www.havenborg.example'
 const ERROR_HEADINGS = new Set(['Er is iets misgegaan.', '404 - Pagina niet gevonden'])
@@ -19,8 +20,7 @@ for (const version of CRAFT_VERSIONS) {
     t.equal(ready.checks.schema, 'ok', 'every operation validates against the embedded schema')
     t.equal(ready.schema.craftVersion, version, `the gateway found Craft ${version} naming`)
 
-    const sitemap = await (await request(`${system.url}/sitemap.xml`)).body.text()
-    const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => (match[1] ?? '').slice(SITE.length) || '/')
+    const paths = (await sitemapLocs(system.url)).map((loc) => loc.slice(SITE.length) || '/')
     for (const path of createRouteTable(DEFAULT_SITE_HANDLE).canonicalStaticPaths()) t.ok(paths.includes(path), `the sitemap lists ${path}`)
     for (const slug of slugsOf(shippedContent(), 'topical')) t.ok(paths.some((path) => path.endsWith(`/${slug}`)), `and article ${slug}`)
     const headings = new Set<string>()

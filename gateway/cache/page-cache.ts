@@ -20,6 +20,8 @@ export interface CachedPage {
   freshUntil: number
   /** Past its TTL: the claim of the request rendering it again (see `claimRevalidation`); meanwhile the others get this page. */
   revalidation?: { since: number }
+  /** Marked stale by a soft purge (refreshablePage). */
+  purged?: boolean
   /** What the page was built from (sections, `entry:<id>`), so that a purge of any of them drops it. */
   tags: readonly string[]
 }
@@ -228,6 +230,19 @@ export class PageCache {
     }
   }
 
+  /**
+   * A key's page past its TTL, within the stale-while-revalidate window, to
+   * serve at once while a render in the background refreshes it: one a soft
+   * purge marked, or one that expired (with a TTL of 0 every request renders,
+   * as it asks). Nothing is claimed.
+   */
+  refreshablePage(key: string): CachedPage | undefined {
+    const page = this.segmentOf(key).peek(key)
+    if (!page || (!page.purged && this.options.ttlMs <= 0)) return undefined
+    const age = this.now() - page.freshUntil
+    return age >= 0 && age < (this.options.staleWhileRevalidateMs ?? 0) ? page : undefined
+  }
+
   /** Drops a key's page (the path now redirects, or no longer renders as a page). */
   drop(key: string): void {
     this.segmentOf(key).delete(key)
@@ -271,23 +286,35 @@ export class PageCache {
   /**
    * Drops every page, or those built from any of the tags; a page stored
    * without tags could show anything and goes too. Returns how many went.
+   * A soft purge drops none: it marks them past their TTL, so that each is
+   * rendered again by the next request as an expired page is, the others
+   * getting the stored page meanwhile (X-Cache: STALE), and it stands in
+   * while no renderer answers. Returns how many it marked.
    */
-  purge(tags?: readonly string[]): number {
+  purge(tags?: readonly string[], soft = false): number {
     const before = this.size
-    if (!tags || touchesEveryPage(tags)) {
+    if (!soft && (!tags || touchesEveryPage(tags))) {
       this.clear()
       return before
     }
     this.generation++
     // Encodes begun before a purge never attach their variants (see isCurrent): queued ones need not run.
     this.dropQueuedEncodes()
-    const wanted = new Set(tags)
+    const wanted = tags && !touchesEveryPage(tags) ? new Set(tags) : undefined
+    const now = this.now()
+    let marked = 0
     for (const segment of this.lru === this.unlisted ? [this.lru] : [this.lru, this.unlisted]) {
       for (const [key, page] of segment.entries()) {
-        if (page.tags.length === 0 || page.tags.some((tag) => wanted.has(tag))) segment.delete(key)
+        if (wanted && page.tags.length > 0 && !page.tags.some((tag) => wanted.has(tag))) continue
+        if (!soft) segment.delete(key)
+        else if (page.freshUntil > now || !page.purged) {
+          page.freshUntil = Math.min(page.freshUntil, now)
+          page.purged = true
+          marked++
+        }
       }
     }
-    return before - this.size
+    return soft ? marked : before - this.size
   }
 
   /** Starts the encode if a thread is free, queues it if the queue has room; else the page keeps no variants. */

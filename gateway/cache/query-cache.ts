@@ -31,6 +31,8 @@ interface CachedAnswer {
   answer: UpstreamAnswer
   freshUntil: number
   tags: readonly string[]
+  /** Soft-purged: asked again before it is used, kept only to stand in while the CMS fails. */
+  purged?: boolean
 }
 
 export interface CacheLookup {
@@ -123,8 +125,8 @@ export class QueryCache {
     const entry = this.lru.get(key)
     const now = this.now()
     if (entry) {
-      if (now < entry.freshUntil) return { answer: entry.answer, status: 'HIT', tags: entry.tags }
-      if (now < entry.freshUntil + this.options.staleWhileRevalidateMs) {
+      if (now < entry.freshUntil && !entry.purged) return { answer: entry.answer, status: 'HIT', tags: entry.tags }
+      if (now < entry.freshUntil + this.options.staleWhileRevalidateMs && !entry.purged) {
         this.revalidate(key, load, policy)
         return { answer: entry.answer, status: 'STALE', tags: entry.tags }
       }
@@ -153,18 +155,35 @@ export class QueryCache {
   /** Whether a key holds this very answer, fresh; nothing is asked, stored or made. */
   holdsFresh(key: string, answer: unknown): boolean {
     const entry = this.lru.get(key)
-    return entry !== undefined && entry.answer === answer && this.now() < entry.freshUntil
+    return entry !== undefined && entry.answer === answer && this.now() < entry.freshUntil && !entry.purged
   }
 
   /** The stored answer of a key while it is fresh, as a hit; nothing is asked or stored. */
   fresh(key: string): CacheLookup | undefined {
     const entry = this.lru.get(key)
-    return entry && this.now() < entry.freshUntil ? { answer: entry.answer, status: 'HIT', tags: entry.tags, key } : undefined
+    return entry && this.now() < entry.freshUntil && !entry.purged ? { answer: entry.answer, status: 'HIT', tags: entry.tags, key } : undefined
   }
 
-  /** Removes every entry, or those built from any of the given tags (sections, `entry:<id>`); returns how many went. */
-  purge(tags?: readonly string[]): number {
+  /**
+   * Removes every entry, or those built from any of the given tags
+   * (sections, `entry:<id>`); returns how many went. A soft purge marks
+   * them instead: the next lookup asks the CMS (a page rendered again after
+   * a soft purge shows the new content), and the old answer stands in only
+   * while the CMS fails.
+   */
+  purge(tags?: readonly string[], soft = false): number {
     this.generation++
+    if (soft) {
+      const wanted = tags ? new Set(tags) : undefined
+      let marked = 0
+      for (const entry of this.lru.values()) {
+        if (!entry.purged && (!wanted || entry.tags.some((tag) => wanted.has(tag)))) {
+          entry.purged = true
+          marked++
+        }
+      }
+      return marked
+    }
     if (!tags) {
       const count = this.lru.size
       this.lru.clear()

@@ -22,7 +22,7 @@ export interface SharedTierOptions {
   pages?: { secret: string | undefined; lifetimeMs: number }
   log: FastifyBaseLogger
   /** Another gateway purged (undefined: everything, or purges may have been missed). */
-  onPurge: (tags: readonly string[] | undefined) => void
+  onPurge: (tags: readonly string[] | undefined, soft?: boolean) => void
   onLookup?: (result: 'hit' | 'miss' | 'error') => void
   onCommandError?: () => void
 }
@@ -257,7 +257,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   /** The purge epoch this gateway has caught up with, from the channel. */
   private lastEpoch: number | undefined
   /** Purges that could not reach Redis; sent when it is back. */
-  private pending: { all: boolean; tags: Set<string> } | undefined
+  private pending: { all: boolean; tags: Set<string>; soft: boolean } | undefined
   private readonly retryTimer: NodeJS.Timeout
 
   constructor(private readonly options: SharedTierOptions) {
@@ -490,8 +490,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
    * gateway; 'pending' when Redis could not be reached: the purge is sent
    * again as soon as it can be.
    */
-  async purge(tags: readonly string[] | undefined): Promise<PurgeFanOut> {
-    this.addPending(tags)
+  async purge(tags: readonly string[] | undefined, soft = false): Promise<PurgeFanOut> {
+    this.addPending(tags, soft)
     return (await this.flushPending()) ? 'ok' : 'pending'
   }
 
@@ -600,8 +600,10 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     }
   }
 
-  private addPending(tags: readonly string[] | undefined): void {
-    this.pending ??= { all: false, tags: new Set() }
+  /** Redis drops its entries either way; a pending purge is soft for the other gateways' memory only while every purge in it was. */
+  private addPending(tags: readonly string[] | undefined, soft = false): void {
+    this.pending ??= { all: false, tags: new Set(), soft }
+    this.pending.soft &&= soft
     if (tags === undefined) this.pending.all = true
     else for (const tag of tags) this.pending.tags.add(tag)
   }
@@ -613,7 +615,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     if (!this.usable()) return false
     this.pending = undefined
     try {
-      const message = `{"o":${JSON.stringify(this.instance)},"t":${pending.all ? 'null' : JSON.stringify([...pending.tags])},"e":`
+      const message = `{"o":${JSON.stringify(this.instance)},"s":${pending.soft},"t":${pending.all ? 'null' : JSON.stringify([...pending.tags])},"e":`
       if (pending.all) await this.purgeEverything(message)
       else {
         const tagKeys = [...pending.tags].map((tag) => this.tagKey(tag))
@@ -623,8 +625,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
       return true
     } catch (error) {
       this.failed(error as Error)
-      if (pending.all) this.addPending(undefined)
-      else this.addPending([...pending.tags])
+      if (pending.all) this.addPending(undefined, pending.soft)
+      else this.addPending([...pending.tags], pending.soft)
       return false
     }
   }
@@ -645,7 +647,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
   }
 
   private received(message: string): void {
-    let parsed: { o?: unknown; t?: unknown; e?: unknown }
+    let parsed: { o?: unknown; t?: unknown; e?: unknown; s?: unknown }
     try {
       parsed = JSON.parse(message) as typeof parsed
     } catch {
@@ -655,7 +657,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     const missed = epoch !== undefined && this.lastEpoch !== undefined && epoch > this.lastEpoch + 1
     if (epoch !== undefined) this.lastEpoch = Math.max(this.lastEpoch ?? epoch, epoch)
     if (missed) this.purgedElsewhere(undefined)
-    else if (parsed.o !== this.instance) this.purgedElsewhere(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined)
+    else if (parsed.o !== this.instance) this.purgedElsewhere(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined, parsed.s === true)
   }
 
   /** After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. */
@@ -674,8 +676,8 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     this.lastEpoch = epoch
   }
 
-  private purgedElsewhere(tags: readonly string[] | undefined): void {
-    this.options.onPurge(tags)
+  private purgedElsewhere(tags: readonly string[] | undefined, soft = false): void {
+    this.options.onPurge(tags, soft)
     this.emit('purge', tags)
   }
 

@@ -100,6 +100,38 @@ function compareBy(orderBy: string): (a: StoredEntry, b: StoredEntry) => number 
   }
 }
 
+interface SortedList {
+  entries: readonly StoredEntry[]
+  /** The post dates (ms) still to come when the list was sorted, ascending. */
+  futurePosts: readonly number[]
+}
+
+/** Entries in a query's order: Craft's default is a Structure section's structure order, any other section's newest first. */
+function sortEntries(entries: readonly StoredEntry[], orderBy: string | null | undefined): StoredEntry[] {
+  const structured = entries.length > 0 && entries.every((entry) => entry.lft !== undefined)
+  return [...entries].sort(compareBy(orderBy ?? (structured ? 'lft ASC' : 'postDate DESC')))
+}
+
+const isEntry = (entry: StoredEntry | undefined): entry is StoredEntry => entry !== undefined
+
+/** When an entry was (or will be) posted, in ms; an entry without a post date counts as posted. */
+function postedAt(entry: StoredEntry): number {
+  const posted = entry.postDate === null ? Number.NaN : Date.parse(entry.postDate)
+  return Number.isNaN(posted) ? Number.NEGATIVE_INFINITY : posted
+}
+
+/** How many of the ascending values are at most `value`. */
+function upperBound(values: readonly number[], value: number): number {
+  let low = 0
+  let high = values.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if ((values[mid] as number) <= value) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
 /**
  * The content files of the embedded CMS in memory: live entries, drafts
  * reachable by preview token, assets and global sets of one site.
@@ -112,6 +144,16 @@ export class ContentStore {
   private readonly globalSets = new Map<string, StoredGlobalSet>()
   private readonly users = new Map<string, StoredUser>()
   private readonly draftEntries = new WeakSet<StoredEntry>()
+  /** The indexes of the enabled live entries, rebuilt on each change (load). */
+  private enabledLive: StoredEntry[] = []
+  private readonly byId = new Map<string, StoredEntry>()
+  private readonly bySection = new Map<string, StoredEntry[]>()
+  /** By `section/slug`. */
+  private readonly bySlug = new Map<string, StoredEntry[]>()
+  private readonly byUri = new Map<string, StoredEntry[]>()
+  private readonly draftsById = new Map<string, Map<string, StoredEntry>>()
+  /** Sorted lists by sections and order, made when first asked for after a change (sortedList). */
+  private readonly sorted = new Map<string, SortedList>()
 
   constructor(files: ContentFile[], site: string) {
     this.site = site
@@ -129,6 +171,29 @@ export class ContentStore {
         this.drafts.set(token, [...(this.drafts.get(token) ?? []), entry])
       }
     }
+    this.index()
+  }
+
+  private index(): void {
+    this.byId.clear()
+    this.bySection.clear()
+    this.bySlug.clear()
+    this.byUri.clear()
+    this.draftsById.clear()
+    this.sorted.clear()
+    this.enabledLive = this.live.filter((entry) => entry.enabled)
+    const add = (map: Map<string, StoredEntry[]>, key: string, entry: StoredEntry): void => {
+      const list = map.get(key)
+      if (list) list.push(entry)
+      else map.set(key, [entry])
+    }
+    for (const entry of this.enabledLive) {
+      if (!this.byId.has(entry.id)) this.byId.set(entry.id, entry)
+      add(this.bySection, entry.section, entry)
+      add(this.bySlug, `${entry.section}/${entry.slug}`, entry)
+      if (entry.uri !== null) add(this.byUri, entry.uri, entry)
+    }
+    for (const [token, drafts] of this.drafts) this.draftsById.set(token, new Map(drafts.map((draft) => [draft.id, draft])))
   }
 
   static readDirectory(dir: string): ContentFile[] {
@@ -180,35 +245,104 @@ export class ContentStore {
     return (ids ?? []).map((id) => this.users.get(id)).filter((user): user is StoredUser => user !== undefined)
   }
 
-  /** Live entries, with the drafts of a valid preview token in place of their live versions. */
-  private visibleEntries(token: string | undefined): StoredEntry[] {
-    const drafts = token === undefined ? undefined : this.drafts.get(token)
-    if (!drafts) return this.live.filter((entry) => entry.enabled)
-    const byId = new Map(this.live.map((entry) => [entry.id, entry]))
-    for (const draft of drafts) byId.set(draft.id, draft)
-    return [...byId.values()].filter((entry) => entry.enabled || drafts.includes(entry))
+  /**
+   * The enabled live entries of some sections (all sections for undefined)
+   * in one order, sorted once per change of the content and kept until the
+   * next (replace() clears them): a list query walks this list and stops at
+   * its page. Pending entries stay in it and are passed over as the clock
+   * reaches them (`futurePosts`).
+   */
+  private sortedList(sections: readonly string[] | undefined, orderBy: string | undefined): SortedList {
+    const key = `${sections ? [...new Set(sections)].sort().join(',') : '*'}|${orderBy ?? ''}`
+    let list = this.sorted.get(key)
+    if (!list) {
+      const entries = sections ? [...new Set(sections)].flatMap((section) => this.bySection.get(section) ?? []) : this.enabledLive
+      const sortedEntries = sortEntries(entries, orderBy)
+      const now = Date.now()
+      const futurePosts = sortedEntries
+        .map(postedAt)
+        .filter((posted) => posted > now)
+        .sort((a, b) => a - b)
+      list = { entries: sortedEntries, futurePosts }
+      this.sorted.set(key, list)
+    }
+    return list
   }
 
-  findEntries(query: EntryQuery, token: string | undefined): StoredEntry[] {
-    if (query.site && !query.site.includes(this.site)) return []
+  /** The enabled live entries a query can match, narrowed by the indexes (by id, by section and slug, by section). */
+  private candidates(query: EntryQuery): readonly StoredEntry[] {
+    const few = query.id
+      ? query.id.map((id) => this.byId.get(String(id))).filter(isEntry)
+      : query.slug && query.section
+        ? query.section.flatMap((section) => query.slug?.flatMap((slug) => this.bySlug.get(`${section}/${slug}`) ?? []) ?? [])
+        : query.uri
+          ? query.uri.flatMap((uri) => this.byUri.get(uri) ?? [])
+          : undefined
+    return few ? sortEntries(few, query.orderBy) : this.sortedList(query.section ?? undefined, query.orderBy ?? undefined).entries
+  }
+
+  /** Whether an entry matches a query's filters (the index it came from may have applied some already). */
+  private matcher(query: EntryQuery): (entry: StoredEntry) => boolean {
     const matches = (values: string[] | null | undefined, value: string | null): boolean =>
       !values || (value !== null && values.includes(value))
     const related = query.relatedTo ? new Set(query.relatedTo.map(String)) : undefined
-    let result = this.visibleEntries(token).filter(
-      (entry) =>
-        matches(query.section, entry.section) &&
-        matches(query.type, entry.type) &&
-        matches(query.slug, entry.slug) &&
-        matches(query.uri, entry.uri) &&
-        matches(query.id?.map(String), entry.id) &&
-        (!related || this.relatedIds(entry).some((id) => related.has(id))),
-    )
-    // Craft's default: a Structure section's entries in structure order, any other section's newest first.
-    const structured = result.length > 0 && result.every((entry) => entry.lft !== undefined)
-    result = [...result].sort(compareBy(query.orderBy ?? (structured ? 'lft ASC' : 'postDate DESC')))
+    const ids = query.id?.map(String)
+    return (entry) =>
+      matches(query.section, entry.section) &&
+      matches(query.type, entry.type) &&
+      matches(query.slug, entry.slug) &&
+      matches(query.uri, entry.uri) &&
+      matches(ids, entry.id) &&
+      (!related || this.relatedIds(entry).some((id) => related.has(id)))
+  }
+
+  /**
+   * The entries of a query, one page of them: from the indexes, without
+   * copying or sorting the section (its list is sorted once per change), and
+   * without pending entries (a post date still to come), as Craft's live
+   * status leaves them out. A preview token's drafts take their live
+   * versions' places (pending or disabled, as an editor previews them); that
+   * one answer is sorted on its own.
+   */
+  findEntries(query: EntryQuery, token: string | undefined): StoredEntry[] {
+    if (query.site && !query.site.includes(this.site)) return []
     const offset = Math.max(0, query.offset ?? 0)
     const limit = query.limit === null || query.limit === undefined || query.limit < 0 ? undefined : query.limit
-    return result.slice(offset, limit === undefined ? undefined : offset + limit)
+    const wanted = limit === undefined ? Number.POSITIVE_INFINITY : offset + limit
+    const matches = this.matcher(query)
+    const now = Date.now()
+    const drafts = token === undefined ? undefined : this.draftsById.get(token)
+    const entries = this.candidates(query)
+    if (!drafts) {
+      const result: StoredEntry[] = []
+      for (const entry of entries) {
+        if (result.length >= wanted) break
+        if (postedAt(entry) <= now && matches(entry)) result.push(entry)
+      }
+      return result.slice(offset)
+    }
+    const result = entries.map((entry) => drafts.get(entry.id) ?? entry).filter((entry) => (this.draftEntries.has(entry) || postedAt(entry) <= now) && matches(entry))
+    const present = new Set(result.map((entry) => entry.id))
+    for (const draft of drafts.values()) if (!present.has(draft.id) && matches(draft)) result.push(draft)
+    return sortEntries(result, query.orderBy).slice(offset, limit === undefined ? undefined : offset + limit)
+  }
+
+  /**
+   * How many entries a query has (Craft's entryCount): for a query by
+   * section alone, the section's size less its entries still pending, with
+   * no list walked or sorted.
+   */
+  countEntries(query: EntryQuery, token: string | undefined): number {
+    if (query.site && !query.site.includes(this.site)) return 0
+    const bySectionOnly = !query.type && !query.slug && !query.uri && !query.id && !query.relatedTo
+    if (token === undefined || !this.draftsById.has(token)) {
+      if (bySectionOnly) {
+        const { entries, futurePosts } = this.sortedList(query.section ?? undefined, undefined)
+        const now = Date.now()
+        return entries.length - (futurePosts.length - upperBound(futurePosts, now))
+      }
+    }
+    return this.findEntries({ ...query, limit: null, offset: null }, token).length
   }
 
   private relatedIds(entry: StoredEntry): string[] {
@@ -217,10 +351,11 @@ export class ContentStore {
     )
   }
 
+  /** The entries of a relation field, in its order: by the id index, a preview token's drafts in their live versions' places. */
   entriesByIds(ids: unknown, token: string | undefined): StoredEntry[] {
     if (!Array.isArray(ids)) return []
-    const visible = new Map(this.visibleEntries(token).map((entry) => [entry.id, entry]))
-    return ids.map((id) => visible.get(String(id))).filter((entry): entry is StoredEntry => entry !== undefined)
+    const drafts = token === undefined ? undefined : this.draftsById.get(token)
+    return ids.map((id) => drafts?.get(String(id)) ?? this.byId.get(String(id))).filter(isEntry)
   }
 
   assetsByIds(ids: unknown): StoredAsset[] {

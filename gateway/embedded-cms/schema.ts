@@ -210,7 +210,7 @@ type Query {
   resolveQuery('ping', () => 'pong')
   resolveQuery('entry', (_root, args, ctx) => find({ ...args, limit: 1 }, ctx)[0] ?? null)
   resolveQuery('entries', (_root, args, ctx) => find(args, ctx))
-  resolveQuery('entryCount', (_root, args, ctx) => find({ ...args, limit: null, offset: null }, ctx).length)
+  resolveQuery('entryCount', (_root, args, ctx) => store.countEntries(args, ctx.token))
   resolveQuery('globalSet', (_root, args) => store.globalSet(args.handle, args.site))
 
   const setResolveType = (name: string, resolveType: (value: never) => string): void => {

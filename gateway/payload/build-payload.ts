@@ -1,14 +1,14 @@
-import { ARTICLES_PER_PAGE, invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
+import { invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
 import { showsPreviewEntry } from '../../shared/preview-entries.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
-import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, type ScreenName, parsePageParam } from '../../shared/routes.ts'
-import { CHANNELS } from '../../shared/sections.ts'
+import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteDefinition, type RouteTable, type ScreenName, pagedLoader, parsePageParam } from '../../shared/routes.ts'
 import { mergeTags } from '../cache/cache-tags.ts'
 import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
 import type { UpstreamAnswer } from '../craft/client.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { UpstreamBadResponseError } from '../errors.ts'
+import { type SitemapGroup, sitemapVariables } from './sitemap.ts'
 
 export interface PayloadRequest {
   /** Decoded path without query string. */
@@ -62,17 +62,17 @@ interface ErrorWithStatus {
 }
 
 /** Assembles the payload of a path from its route's loaders, through the content service's cache. */
-/** The section whose entries a slug route shows, by its screen: the sitemap lists their slugs. */
-const SLUG_SECTIONS: Partial<Record<ScreenName, string>> = {
-  job: CHANNELS.jobs.section,
-  article: CHANNELS.topical.section,
-  service: CHANNELS.services.section,
-  insurance: CHANNELS.insurances.section,
+/** The sitemap group of the section whose entries a slug route shows, by its screen: the group's answer lists their slugs. */
+const SLUG_GROUPS: Partial<Record<ScreenName, SitemapGroup>> = {
+  job: 'jobs',
+  article: 'topical',
+  service: 'services',
+  insurance: 'insurances',
 }
 
 export class PayloadBuilder {
-  /** The slugs of each section in a cached sitemap answer, read once per answer. */
-  private readonly listedSlugs = new WeakMap<object, Map<string, Set<string>>>()
+  /** The slugs in a cached sitemap group's answer, read once per answer. */
+  private readonly listedSlugs = new WeakMap<object, Set<string>>()
 
   constructor(
     readonly routes: RouteTable,
@@ -94,7 +94,7 @@ export class PayloadBuilder {
     const { route, params } = match
     const page = route.paginated ? parsePageParam(request.pageParam) : 1
     if (page === undefined) return invalidRouteMessage(request.path)
-    if (page > 1 && page > this.lastPageCached(request.context)) return notFoundMessage(request.fullPath)
+    if (page > 1 && page > this.lastPageCached(route, request.context)) return notFoundMessage(request.fullPath)
     if (params.slug !== undefined && route.fixedSlug === undefined) {
       const entryLoader = route.loaders.find((loader) => loader.requiresEntry)
       const cached = entryLoader && this.content.freshNamed(entryLoader.operation, entryLoader.variables({ site: this.routes.product, params, page }), request.context)
@@ -113,9 +113,9 @@ export class PayloadBuilder {
    * TTL, shared), so that the next unknown slugs cost nothing.
    */
   private unlisted(screen: ScreenName, slug: string, context: RunContext): boolean {
-    const section = SLUG_SECTIONS[screen]
-    if (section === undefined || context.preview) return false
-    const variables = { site: this.routes.product }
+    const group = SLUG_GROUPS[screen]
+    if (group === undefined || context.preview) return false
+    const variables = sitemapVariables(group, this.routes.product)
     const answer = this.content.freshNamed('Sitemap', variables, context)
     if (!answer) {
       this.content.runNamed('Sitemap', variables, context).catch(() => undefined)
@@ -123,25 +123,22 @@ export class PayloadBuilder {
     }
     const entries = answer.body.errors === undefined ? answer.body.data?.entries : undefined
     if (!Array.isArray(entries)) return false
-    let bySection = this.listedSlugs.get(answer.body)
-    if (!bySection) {
-      bySection = new Map()
-      for (const entry of entries as { sectionHandle?: unknown; slug?: unknown }[]) {
-        if (typeof entry.sectionHandle !== 'string' || typeof entry.slug !== 'string') continue
-        const slugs = bySection.get(entry.sectionHandle) ?? new Set<string>()
-        slugs.add(entry.slug)
-        bySection.set(entry.sectionHandle, slugs)
-      }
-      this.listedSlugs.set(answer.body, bySection)
+    let slugs = this.listedSlugs.get(answer.body)
+    if (!slugs) {
+      slugs = new Set()
+      for (const entry of entries as { slug?: unknown }[]) if (typeof entry.slug === 'string') slugs.add(entry.slug)
+      this.listedSlugs.set(answer.body, slugs)
     }
-    return !(bySection.get(section)?.has(slug) ?? false)
+    return !slugs.has(slug)
   }
 
-  /** The last page of the articles by the count in any cached page of the list (its first, usually); Infinity while none is cached. */
-  private lastPageCached(context: RunContext): number {
-    const first = this.content.freshNamed('ArticleList', { site: this.routes.product, limit: ARTICLES_PER_PAGE, offset: 0 }, context)
+  /** The last page of a paginated route's list by the count in its cached first page; Infinity while none is cached. */
+  private lastPageCached(route: RouteDefinition, context: RunContext): number {
+    const loader = pagedLoader(route)
+    if (loader?.perPage === undefined) return Number.POSITIVE_INFINITY
+    const first = this.content.freshNamed(loader.operation, loader.variables({ site: this.routes.product, params: {}, page: 1 }), context)
     const count = first?.body.data?.entryCount
-    return typeof count === 'number' ? Math.max(1, Math.ceil(count / ARTICLES_PER_PAGE)) : Number.POSITIVE_INFINITY
+    return typeof count === 'number' ? Math.max(1, Math.ceil(count / loader.perPage)) : Number.POSITIVE_INFINITY
   }
 
   async build(request: PayloadRequest): Promise<BuiltPayload> {
@@ -183,8 +180,9 @@ export class PayloadBuilder {
       }
       base.data[loader.key] = body.data
     }
-    const listed = (base.data.articles as { entries?: unknown[] } | undefined)?.entries
-    if (route.paginated && page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
+    const paged = pagedLoader(route)
+    const listed = paged && (base.data[paged.key] as { entries?: unknown[] } | undefined)?.entries
+    if (page > 1 && listed?.length === 0) return this.notFound(request, notFoundMessage(request.fullPath))
     const built: BuiltPayload = {
       payload: base,
       cacheStatus: combineCacheStatus(results.map((r) => r.lookup.status)),

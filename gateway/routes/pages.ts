@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { type Readable, Transform, pipeline } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -57,6 +58,8 @@ interface PageVisit {
   storing: boolean
   /** The lock of this page's render across gateways (the shared tier): the page is stored there too, or the lock given up. */
   sharedLock: PageLock | undefined
+  /** The gateway's own request that renders again a page a soft purge marked (refreshPurged): never answered from the cache. */
+  refresh: boolean
 }
 
 /**
@@ -105,6 +108,9 @@ function passedHeaders(rendered: RenderResponse): Record<string, string> {
   return passed
 }
 
+/** The header of the gateway's own refresh of a purged page (refreshPurged). */
+const REFRESH_HEADER = 'x-gateway-refresh'
+
 /**
  * Pages (routes/catch-all.ts), proxied to a renderer and streamed through:
  * the token resolved, a redirect, else the page cache, else a render, which
@@ -114,6 +120,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
   const { config } = app
   const policies = pagePolicies(config)
   const routes = app.payloads.routes
+  /** Marks the gateway's own refresh of a purged page (refreshPurged): known to this process only, so no client can ask for renders with it. */
+  const refreshToken = randomUUID()
   /** The render of the stored 404 page under way, settled once it is stored (or failed). */
   let notFoundRender: Promise<void> | undefined
 
@@ -131,7 +139,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const useCache = config.cache.pageCache && !context.preview
     // Its answer is marked noindex for this request alone: read from the cache, never stored.
     const storable = useCache && !context.malformed
-    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false, flight: undefined, storing: false, sharedLock: undefined }
+    const refresh = storable && request.headers[REFRESH_HEADER] === refreshToken
+    return { request, reply, url, context, cacheKey: pageKeyOf(url), notFound: undefined, useCache, storable, ticket: app.pageCache.ticket(), rendering: undefined, shows: undefined, revalidating: false, admitted: false, flight: undefined, storing: false, sharedLock: undefined, refresh }
   }
 
   /**
@@ -207,9 +216,24 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
   function answerFromCache(visit: PageVisit): FastifyReply | undefined {
     if (!visit.useCache) return undefined
     const { request, reply, cacheKey } = visit
+    if (visit.refresh) {
+      // Claimed by the visit that asked for this refresh: this request renders, whatever is stored.
+      visit.revalidating = true
+      return undefined
+    }
     const cached = app.pageCache.get(cacheKey)
     const status = cached === undefined ? 'MISS' : app.pageCache.isStale(cached) ? 'STALE' : 'HIT'
-    app.pageCacheLookups(status)
+    // Past its TTL or marked by a soft purge: this visitor gets it at once too, and one render in the background refreshes it.
+    const purged = cached === undefined && visit.storable ? app.pageCache.refreshablePage(cacheKey) : undefined
+    app.pageCacheLookups(purged ? 'STALE' : status)
+    if (purged) {
+      const release = app.pageCache.claimRevalidation(cacheKey)
+      if (release) {
+        abandonRender(visit)
+        refreshPurged(visit, release)
+        return sendStored(visit, purged, 'STALE')
+      }
+    }
     if (!cached) {
       const release = visit.storable ? app.pageCache.claimRevalidation(cacheKey) : undefined
       if (release) reply.raw.once('close', release)
@@ -218,6 +242,26 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     }
     abandonRender(visit)
     return sendStored(visit, cached, status === 'STALE' ? 'STALE' : 'HIT')
+  }
+
+  /**
+   * A page past its TTL or marked stale by a soft purge: its visitor got it
+   * at once, and this renders it again in the background, as a request of the gateway's own
+   * (the same route, past the fast path, holding the page's claim), so that
+   * no visitor waits for a render a purge caused. One per page at a time:
+   * the claim keeps the others on the stored page until it is stored again.
+   */
+  function refreshPurged(visit: PageVisit, release: () => void): void {
+    const { request } = visit
+    void app
+      .inject({ method: 'GET', url: request.url, headers: { host: request.headers.host ?? 'localhost', [REFRESH_HEADER]: refreshToken } })
+      .then(
+        (answer) => {
+          if (answer.statusCode >= 500) request.log.warn({ statusCode: answer.statusCode, path: request.url }, 'refresh of a purged page failed; it stays stale')
+        },
+        (error: unknown) => request.log.warn({ err: error, path: request.url }, 'refresh of a purged page failed; it stays stale'),
+      )
+      .finally(release)
   }
 
   /** A stored page as it was stored; the 404 page with the visitor's own fields, private as every error. */

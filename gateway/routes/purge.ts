@@ -47,9 +47,10 @@ class PurgeFailures {
 const isTagList = (value: unknown): value is string[] => Array.isArray(value) && value.every((tag) => typeof tag === 'string' && TAG_PATTERN.test(tag))
 
 /**
- * POST /api/purge: for Craft's webhook on entry save. Empties the caches, or
- * only the entries and pages built from the given sections or tags (the
- * tags of the CDN headers: section handles and `entry:<id>`). With a shared
+ * POST /api/purge: for Craft's webhook on entry save. Marks stale (a soft
+ * purge) or, with `"hard": true`, empties the caches, or only the entries
+ * and pages built from the given sections or tags (the tags of the CDN
+ * headers: section handles and `entry:<id>`). With a shared
  * tier, Redis loses them too and every other gateway is told. Absent unless
  * PURGE_SECRET is set.
  *
@@ -76,16 +77,19 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   }
   app.post(PURGE_PATH, { onRequest: checkSecret }, async (request) => {
     // No body purges everything; a JSON `null` is a mistake, not a request for that.
-    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown } | null
+    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown; hard?: unknown } | null
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
-    const { sections, tags } = body
+    const { sections, tags, hard } = body
     if (sections !== undefined && !isTagList(sections)) throw new BadRequestError('sections must be a list of section handles')
     if (tags !== undefined && !isTagList(tags)) throw new BadRequestError('tags must be a list of tags such as "jobs" or "entry:123"')
+    if (hard !== undefined && typeof hard !== 'boolean') throw new BadRequestError('hard must be true or false')
+    // Soft unless asked: stored pages and answers are marked stale, each page rendered again by one request while the others get it (docs/caching.md).
+    const soft = hard !== true
     const named = sections === undefined && tags === undefined ? undefined : [...new Set([...(sections ?? []), ...(tags ?? [])])]
-    const { purged, pages } = purgeLocally(app, named)
-    const shared = app.sharedCache ? await app.sharedCache.purge(named) : 'off'
+    const { purged, pages } = purgeLocally(app, named, soft)
+    const shared = app.sharedCache ? await app.sharedCache.purge(named, soft) : 'off'
     if (shared === 'pending') request.log.warn('redis unreachable: other gateways are told when it is back')
-    request.log.info({ tags: named ?? 'all', purged, pages, shared }, 'cache purged')
-    return { purged, pages, sections: sections ?? null, tags: tags ?? null, shared }
+    request.log.info({ tags: named ?? 'all', purged, pages, shared, hard: !soft }, 'cache purged')
+    return { purged, pages, sections: sections ?? null, tags: tags ?? null, hard: !soft, shared }
   })
 }

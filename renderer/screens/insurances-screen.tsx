@@ -1,8 +1,10 @@
-import type { InsuranceSummary } from '../../shared/content-types.ts'
+import { INSURANCES_PER_PAGE } from '../../shared/constants.ts'
+import type { EntriesData, InsuranceSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
 import { pathOfUri } from '../components/format.ts'
+import { Pagination, pageCount } from '../components/pagination.tsx'
 import { SingleWithEntries } from './common.tsx'
-import { type ScreenProps, entriesOf } from './types.ts'
+import { type ScreenProps, dataOf } from './types.ts'
 
 const CATEGORIES = [
   { value: 'particulier', label: 'Voor particulieren' },
@@ -10,7 +12,8 @@ const CATEGORIES = [
 ] as const
 
 export function InsurancesScreen({ payload }: ScreenProps) {
-  const insurances = entriesOf<InsuranceSummary>(payload, 'insurances')
+  const list = dataOf<EntriesData<InsuranceSummary>>(payload, 'insurances')
+  const insurances = list?.entries ?? []
   return (
     <SingleWithEntries payload={payload}>
       {CATEGORIES.map(({ value, label }) => (
@@ -25,6 +28,7 @@ export function InsurancesScreen({ payload }: ScreenProps) {
           </ul>
         </section>
       ))}
+      <Pagination payload={payload} pages={pageCount(list?.entryCount, INSURANCES_PER_PAGE)} />
       <p>
         Vragen over welke verzekering bij u past? <a href="/contact">Neem contact met ons op</a>.
       </p>

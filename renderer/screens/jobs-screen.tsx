@@ -1,11 +1,14 @@
-import type { JobSummary } from '../../shared/content-types.ts'
+import { JOBS_PER_PAGE } from '../../shared/constants.ts'
+import type { EntriesData, JobSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
 import { formatSalary, pathOfUri } from '../components/format.ts'
+import { Pagination, pageCount } from '../components/pagination.tsx'
 import { SingleWithEntries } from './common.tsx'
-import { type ScreenProps, entriesOf } from './types.ts'
+import { type ScreenProps, dataOf } from './types.ts'
 
 export function JobsScreen({ payload }: ScreenProps) {
-  const jobs = entriesOf<JobSummary>(payload, 'jobs')
+  const list = dataOf<EntriesData<JobSummary>>(payload, 'jobs')
+  const jobs = list?.entries ?? []
   return (
     <SingleWithEntries payload={payload}>
       <section aria-labelledby="vacatures" className="section">
@@ -22,6 +25,7 @@ export function JobsScreen({ payload }: ScreenProps) {
           })}
           <Card title="Open sollicitatie" href="/werken-bij/open-sollicitatie" intro="Staat jouw functie er niet bij? Stuur ons een open sollicitatie." />
         </ul>
+        <Pagination payload={payload} pages={pageCount(list?.entryCount, JOBS_PER_PAGE)} />
       </section>
     </SingleWithEntries>
   )

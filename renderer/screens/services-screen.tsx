@@ -1,17 +1,21 @@
-import type { ServiceSummary } from '../../shared/content-types.ts'
+import { SERVICES_PER_PAGE } from '../../shared/constants.ts'
+import type { EntriesData, ServiceSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
+import { Pagination, pageCount } from '../components/pagination.tsx'
 import { SingleWithEntries } from './common.tsx'
-import { type ScreenProps, entriesOf } from './types.ts'
+import { type ScreenProps, dataOf } from './types.ts'
 
 /** Overview of the services; links stay under the overview's own path. */
 export function ServicesScreen({ payload }: ScreenProps) {
+  const list = dataOf<EntriesData<ServiceSummary>>(payload, 'services')
   return (
     <SingleWithEntries payload={payload}>
       <ul className="cards">
-        {entriesOf<ServiceSummary>(payload, 'services').map((service) => (
+        {(list?.entries ?? []).map((service) => (
           <Card key={service.id} title={service.title} href={`${payload.path}/${service.slug}`} intro={service.intro} headingLevel={2} />
         ))}
       </ul>
+      <Pagination payload={payload} pages={pageCount(list?.entryCount, SERVICES_PER_PAGE)} />
     </SingleWithEntries>
   )
 }

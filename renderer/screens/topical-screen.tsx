@@ -1,9 +1,9 @@
 import { ARTICLES_PER_PAGE } from '../../shared/constants.ts'
 import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
-import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
 import { LinkedText, PublishedOn } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
 import { pathOfUri } from '../components/format.ts'
+import { Pagination, pageCount } from '../components/pagination.tsx'
 import { SiteLink } from '../components/site-context.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
@@ -25,16 +25,9 @@ const FIRST_ROW = 2
 
 export function TopicalScreen({ payload }: ScreenProps) {
   const list = dataOf<EntriesData<ArticleSummary>>(payload, 'articles')
-  const pages = Math.max(1, Math.ceil((list?.entryCount ?? 0) / ARTICLES_PER_PAGE))
-  // The Dutch address of the overview, whichever alias was asked; page 1 without its number.
-  const path = payload.canonicalPath ?? payload.path
-  const href = (n: number): string => (n === 1 ? path : `${path}?${PAGE_QUERY_PARAM}=${n}`)
-  const current = payload.page
+  const pages = pageCount(list?.entryCount, ARTICLES_PER_PAGE)
   return (
     <SingleWithEntries payload={payload}>
-      {/* React hoists these into the head, beside the canonical of this page (components/page-head.tsx). */}
-      {current > 1 ? <link rel="prev" href={`${payload.siteUrl}${href(current - 1)}`} /> : null}
-      {current < pages ? <link rel="next" href={`${payload.siteUrl}${href(current + 1)}`} /> : null}
       <ul className="article-list">
         {(list?.entries ?? []).map((article, index) => {
           const image = article.image[0]
@@ -59,45 +52,7 @@ export function TopicalScreen({ payload }: ScreenProps) {
           )
         })}
       </ul>
-      {pages > 1 ? (
-        <nav className="pagination" aria-label="Paginering">
-          <ul>
-            <PageStep label="Vorige" href={current > 1 ? href(current - 1) : undefined} rel="prev" />
-            {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
-              <li key={n}>
-                <SiteLink href={href(n)} aria-current={n === current ? 'page' : undefined}>
-                  <span className="visually-hidden">Pagina </span>
-                  {n}
-                </SiteLink>
-              </li>
-            ))}
-            <PageStep label="Volgende" href={current < pages ? href(current + 1) : undefined} rel="next" />
-          </ul>
-        </nav>
-      ) : null}
+      <Pagination payload={payload} pages={pages} />
     </SingleWithEntries>
-  )
-}
-
-/**
- * "Vorige" or "Volgende": a link to the page before or after, or, on the
- * first or last page, the same word greyed out in its place, not a link
- * (hidden from screen readers, for whom it would be a step that goes nowhere).
- */
-function PageStep({ label, href, rel }: { label: string; href: string | undefined; rel: 'prev' | 'next' }) {
-  if (href === undefined) {
-    return (
-      <li className="pagination__step pagination__step--none" aria-hidden="true">
-        {label}
-      </li>
-    )
-  }
-  return (
-    <li className="pagination__step">
-      <SiteLink href={href} rel={rel}>
-        {label}
-        <span className="visually-hidden"> pagina</span>
-      </SiteLink>
-    </li>
   )
 }

@@ -221,14 +221,16 @@ export function quantile(values, q) {
 /** Milliseconds to a tenth, null kept. */
 export const tenths = (value) => (value === null || value === undefined ? null : +value.toFixed(1))
 
-/** The paths the site's /sitemap.xml lists. */
+/** The paths the site's sitemap lists: /sitemap.xml is an index, its children on the same site. */
 export async function sitemapPaths(siteUrl) {
-  const response = await request(`${siteUrl}/sitemap.xml`)
-  const xml = await response.body.text()
-  return [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => {
-    const url = new URL(match[1].replaceAll('&amp;', '&'))
-    return `${url.pathname}${url.search}`
-  })
+  const locs = async (path) => {
+    const response = await request(`${siteUrl}${path}`)
+    const xml = await response.body.text()
+    return [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1].replaceAll('&amp;', '&')))
+  }
+  const paths = []
+  for (const child of await locs('/sitemap.xml')) for (const url of await locs(child.pathname)) paths.push(`${url.pathname}${url.search}`)
+  return paths
 }
 
 export const randomSlug = () => randomBytes(6).toString('hex')

@@ -1,9 +1,9 @@
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { request } from 'undici'
 import { DAMAGE_PAGE_PATH } from '../../shared/constants.ts'
 import { hydrated } from '../helpers/browser.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { sitemapLocs } from '../helpers/sitemap.ts'
 
 // A visitor with damage, on a phone or a laptop, on any page: the 24/7 damage
 // number is a tap away at the top of the page, at its end and on the way back
@@ -12,8 +12,7 @@ const { system, browser } = await systemWithBrowser(t)
 
 const DAMAGE_TEL = 'tel:+31881234599'
 const HEIGHT = 800
-const sitemap = await (await request(`${system.url}/sitemap.xml`)).body.text()
-const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '').pathname)
+const paths = (await sitemapLocs(system.url)).map((loc) => new URL(loc).pathname)
 
 /** Whether a link to the damage number is in the window and is what a tap at its middle reaches (nothing covers it). */
 const damageCallReachable = (page: Page): Promise<boolean> =>

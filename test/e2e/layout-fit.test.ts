@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { request } from 'undici'
 import { hydrated } from '../helpers/browser.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { sitemapLocs } from '../helpers/sitemap.ts'
 
 // Every page of the sitemap fits the screen, from the smallest phone to a
 // desktop: nothing scrolls sideways (long Dutch compounds must break) and no
@@ -16,10 +16,9 @@ const HEIGHT = 800
 /** Rounding of fractional layout widths. */
 const TOLERANCE_PX = 1
 
-const sitemap = await (await request(`${system.url}/sitemap.xml`)).body.text()
 // The sitemap's addresses are on SITE_URL; the pages are asked of this gateway.
-const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => {
-  const url = new URL(match[1] ?? '')
+const paths = (await sitemapLocs(system.url)).map((loc) => {
+  const url = new URL(loc)
   return `${url.pathname}${url.search}`
 })
 

@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { request } from 'undici'
 import { hydrated } from '../helpers/browser.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
+import { sitemapLocs } from '../helpers/sitemap.ts'
 
 // On a phone (390 px), everything a visitor taps is at least 44×44 px: menu
 // items, footer links, phone numbers and e-mail addresses, crumbs, pagination,
@@ -18,9 +18,8 @@ const CORNER_INSET_PX = 12
 /** Rounding of fractional layout sizes. */
 const TOLERANCE_PX = 0.5
 
-const sitemap = await (await request(`${system.url}/sitemap.xml`)).body.text()
-const paths = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => {
-  const url = new URL(match[1] ?? '')
+const paths = (await sitemapLocs(system.url)).map((loc) => {
+  const url = new URL(loc)
   return `${url.pathname}${url.search}`
 })
 /** The pages that show card grids, each with the kind of cards on it. */

@@ -4,6 +4,7 @@ import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { type System, startSystem } from '../helpers/system.ts'
+import { sitemapLocs } from '../helpers/sitemap.ts'
 
 // One budget of uncached work per client (CLIENT_WORK_BUDGET): a render is a unit, a CMS call for a request a unit.
 // The window is an hour, so that nothing refills while a test runs; previews are limited by the budget only.
@@ -112,8 +113,7 @@ t.test('with the default budget, a crawler fetching every page of the sitemap on
   const system = await startSystem({ TRUST_PROXY: '1' })
   t.teardown(() => system.close())
   const crawler = '192.0.2.44'
-  const sitemap = await get(system, '/sitemap.xml', crawler)
-  const paths = [...sitemap.body.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
+  const paths = (await sitemapLocs(system.url, async (path) => (await get(system, path, crawler)).body)).map((loc) => new URL(loc).pathname)
   t.ok(paths.length >= 30, `${paths.length} pages`)
   for (const path of [...paths, ...paths.map((path) => `${path === '/' ? '' : path}/_payload.json`)]) {
     const answer = await get(system, path, crawler)

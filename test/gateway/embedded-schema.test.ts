@@ -61,6 +61,54 @@ t.test("an entry's status is Craft's: live only once enabled and posted", async 
   t.equal(entryStatus({ enabled: false, postDate: '2026-11-20T09:00:00+01:00' }, now), 'disabled')
 })
 
+t.test('the store: pending entries are left out of lists and counts, as Craft leaves them out', async (t) => {
+  const day = 86_400_000
+  const entry = (id: string, postDate: string, section = 'topical') => ({
+    id, section, type: 'article', title: `Artikel ${id}`, slug: `artikel-${id}`, uri: `${section}/artikel-${id}`, postDate, dateUpdated: null, enabled: true, fields: {},
+  })
+  const future = new Date(Date.now() + 30 * day).toISOString()
+  const past = (days: number) => new Date(Date.now() - days * day).toISOString()
+  const store = new ContentStore([{ entries: [entry('1', past(3)), entry('2', future), entry('3', past(1)), entry('4', past(2), 'jobs')], drafts: [{ token: 'tok', entry: entry('2', future) }] }], 'site')
+  t.same(store.findEntries({ section: ['topical'] }, undefined).map((e) => e.id), ['3', '1'], 'the pending article is not listed')
+  t.equal(store.countEntries({ section: ['topical'] }, undefined), 2, 'nor counted')
+  t.same(store.findEntries({ section: ['topical'], slug: ['artikel-2'] }, undefined), [], 'nor found by its slug')
+  t.same(store.findEntries({ section: ['topical'] }, 'tok').map((e) => e.id), ['2', '3', '1'], 'a preview of its draft shows it')
+  t.equal(store.countEntries({ section: ['topical', 'jobs'] }, undefined), 3, 'counts over sections')
+})
+
+t.test('the store: its indexes answer every list query as a filter and sort of all entries would', async (t) => {
+  const sections = ['topical', 'jobs', 'services']
+  const entries = Array.from({ length: 300 }, (_, i) => ({
+    id: String(i + 1),
+    section: sections[i % 3] as string,
+    type: 'entry',
+    title: `Titel ${(i * 7919) % 300}`,
+    slug: `slug-${i % 40}`,
+    uri: `x/slug-${i}`,
+    postDate: new Date(Date.UTC(2025, 0, 1) + ((i * 104729) % 1000) * 3_600_000).toISOString(),
+    dateUpdated: null,
+    enabled: i % 17 !== 0,
+    fields: {},
+  }))
+  const store = new ContentStore([{ entries }], 'site')
+  const naive = (section: string[] | undefined, orderBy: string | undefined, slug?: string) => {
+    const found = entries.filter((e) => e.enabled && (!section || section.includes(e.section)) && (!slug || e.slug === slug))
+    const [field = 'postDate', direction = 'DESC'] = (orderBy ?? 'postDate DESC').split(' ')
+    const key = field as 'postDate' | 'title'
+    return found.sort((a, b) => (direction === 'DESC' ? -1 : 1) * a[key].localeCompare(b[key], 'nl')).map((e) => e.id)
+  }
+  for (const section of [['topical'], ['jobs', 'services'], undefined]) {
+    for (const orderBy of ['postDate DESC', 'title ASC', undefined]) {
+      const all = naive(section, orderBy)
+      t.same(store.findEntries({ section: section ?? null, orderBy: orderBy ?? null }, undefined).map((e) => e.id), all, `${section ?? 'all'} by ${orderBy ?? 'default'}`)
+      t.same(store.findEntries({ section: section ?? null, orderBy: orderBy ?? null, limit: 7, offset: 20 }, undefined).map((e) => e.id), all.slice(20, 27), 'a page of it')
+      t.equal(store.countEntries({ section: section ?? null }, undefined), all.length, 'its count')
+    }
+    t.same(store.findEntries({ section: section ?? null, slug: ['slug-5'] }, undefined).map((e) => e.id), naive(section, undefined, 'slug-5'), 'by slug')
+  }
+  t.same(store.entriesByIds(['5', '999', '2'], undefined).map((e) => e.id), ['5', '2'], 'by ids, in their order')
+})
+
 t.test('the store: drafts only with their token, ordering, paging, relations', async (t) => {
   const entry = (id: string, extra: Record<string, unknown> = {}) => ({
     id,

@@ -149,7 +149,7 @@ t.test(`after a purge of ${SITE_SETTINGS_HANDLE}, ${VISITORS} concurrent visitor
   const purge = await request(`${system.url}/api/purge`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-purge-secret': 'webhook-secret' },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE] }),
+    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE], hard: true }),
   })
   t.equal(purge.statusCode, 200)
   await purge.body.dump()

@@ -93,7 +93,7 @@ t.test('a tag purge drops the pages and entries with that tag, on both gateways,
   const response = await request(`${pair.a.url}/api/purge`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ tags: [entry] }),
+    body: JSON.stringify({ tags: [entry], hard: true }),
   })
   const answer = (await response.body.json()) as Record<string, unknown>
   t.equal(response.statusCode, 200)

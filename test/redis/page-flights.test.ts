@@ -83,7 +83,7 @@ t.test('a purge on one gateway drops the page from Redis too: the next miss else
   const purge = await request(`${pair.a.url}/api/purge`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE] }),
+    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE], hard: true }),
   })
   t.equal(purge.statusCode, 200)
   await purge.body.dump()

@@ -46,7 +46,7 @@ t.test('a purge on one gateway reaches the other: new content, page and payload'
 
   const received = nextEvent(tierOf(pair.b), 'purge', 'b applies the purge of jobs')
   const started = performance.now()
-  const answer = await purge(pair.a.url, { sections: ['jobs'] })
+  const answer = await purge(pair.a.url, { sections: ['jobs'], hard: true })
   t.equal(answer.status, 200)
   t.equal(answer.json.shared, 'ok', 'Redis purged and the others told')
   await received
@@ -58,13 +58,25 @@ t.test('a purge on one gateway reaches the other: new content, page and payload'
   t.notMatch(page.text, oldTitle)
 })
 
+t.test('a soft purge (the default) reaches the other gateway soft: its stored page is served STALE while one render refreshes it', async (t) => {
+  await get(pair.b.url, '/kantoren')
+  t.equal((await get(pair.b.url, '/kantoren')).cache, 'HIT', 'b holds the page')
+  const received = nextEvent(tierOf(pair.b), 'purge', 'b applies the soft purge of establishments')
+  const answer = await purge(pair.a.url, { sections: ['establishments'] })
+  t.equal(answer.json.hard, false)
+  t.equal(answer.json.shared, 'ok')
+  await received
+  t.ok(pair.b.gateway.pageCache.refreshablePage('/kantoren'), 'b marked its page stale rather than dropping it')
+  t.equal((await get(pair.b.url, '/kantoren')).cache, 'STALE', 'and serves it at once')
+})
+
 t.test('purging everything on b empties a\'s memory and Redis', async (t) => {
   await get(pair.a.url, '/kantoren/_payload.json')
   await get(pair.a.url, '/kantoren')
   await get(pair.a.url, '/kantoren')
   t.ok(pair.a.gateway.cache.size > 0 && pair.a.gateway.pageCache.size > 0)
   const received = nextEvent(tierOf(pair.a), 'purge', 'a applies the purge of everything')
-  const answer = await purge(pair.b.url, {})
+  const answer = await purge(pair.b.url, { hard: true })
   t.equal(answer.json.shared, 'ok')
   await received
   t.equal(pair.a.gateway.cache.size, 0, 'a\'s query cache is empty')

@@ -29,7 +29,7 @@ async function startSharedTier(app: FastifyInstance, url: URL): Promise<SharedTi
     pages: { secret: config.renderSecret, lifetimeMs: config.cache.pageCache ? config.cache.pageTtlMs : 0 },
     log: app.log,
     // Another gateway's purge: this one's memory forgets the same.
-    onPurge: (tags) => purgeLocally(app, tags),
+    onPurge: (tags, soft) => purgeLocally(app, tags, soft),
     onLookup: (result) => lookups.inc({ result }),
     onCommandError: () => errors.inc(),
   })
