@@ -29,6 +29,9 @@ export interface SharedTierOptions {
 
 export type PurgeFanOut = 'ok' | 'pending'
 
+/** What a purge did in Redis: told every gateway ('ok', and how many entries it dropped there) or is still to ('pending'). */
+export type SharedPurge = { fanOut: 'ok'; dropped: number } | { fanOut: 'pending'; dropped?: undefined }
+
 /** What the tier tells those who watch it (tests, mostly): each event is a change of state, never a timer. */
 export interface SharedTierEvents {
   /** Both connections are up again ('up') or one was lost ('down'): what `up` answers changed. */
@@ -98,13 +101,18 @@ const LOG_INTERVAL_MS = 30_000
 const SCAN_BATCH = 500
 const MAX_SCAN_ROUNDS = 10_000
 
-/** Stores an entry and its tag memberships unless a purge came after the flight began; frees the lock either way. */
+/**
+ * Stores an entry and its tag memberships unless a purge came after the flight began; frees the lock either way.
+ * A tag set lives as long as the longest-lived entry it names: its expiry is extended, never shortened (a page
+ * stored for 30 s must not take with it, 30 s later, the set that a day-long answer needs to be purged by).
+ */
 const STORE_SCRIPT = `
 if (redis.call('GET', KEYS[3]) or '0') == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  local lifetime = tonumber(ARGV[3])
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', lifetime)
   for i = 4, #KEYS do
     redis.call('SADD', KEYS[i], ARGV[4])
-    redis.call('PEXPIRE', KEYS[i], ARGV[3])
+    if redis.call('PTTL', KEYS[i]) < lifetime then redis.call('PEXPIRE', KEYS[i], lifetime) end
   end
 end
 if redis.call('GET', KEYS[2]) == ARGV[5] then redis.call('DEL', KEYS[2]) end
@@ -490,9 +498,10 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
    * gateway; 'pending' when Redis could not be reached: the purge is sent
    * again as soon as it can be.
    */
-  async purge(tags: readonly string[] | undefined): Promise<PurgeFanOut> {
+  async purge(tags: readonly string[] | undefined): Promise<SharedPurge> {
     this.addPending(tags)
-    return (await this.flushPending()) ? 'ok' : 'pending'
+    const dropped = await this.flushPending()
+    return dropped === undefined ? { fanOut: 'pending' } : { fanOut: 'ok', dropped }
   }
 
   async close(): Promise<void> {
@@ -606,42 +615,48 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     else for (const tag of tags) this.pending.tags.add(tag)
   }
 
-  /** Sends the pending purge; true when nothing is left pending. */
-  private async flushPending(): Promise<boolean> {
+  /** Sends the pending purge: the entries it dropped in Redis, or undefined while it is still pending. */
+  private async flushPending(): Promise<number | undefined> {
     const pending = this.pending
-    if (!pending) return true
-    if (!this.usable()) return false
+    if (!pending) return 0
+    if (!this.usable()) return undefined
     this.pending = undefined
     try {
       const message = `{"o":${JSON.stringify(this.instance)},"t":${pending.all ? 'null' : JSON.stringify([...pending.tags])},"e":`
-      if (pending.all) await this.purgeEverything(message)
+      let dropped: number
+      if (pending.all) dropped = await this.purgeEverything(message)
       else {
         const tagKeys = [...pending.tags].map((tag) => this.tagKey(tag))
-        await this.command.purgeTags(1 + tagKeys.length, this.epochKey, ...tagKeys, this.valueKey(''), this.channel, message)
+        dropped = await this.command.purgeTags(1 + tagKeys.length, this.epochKey, ...tagKeys, this.valueKey(''), this.channel, message)
       }
       this.succeeded()
-      return true
+      return dropped
     } catch (error) {
       this.failed(error as Error)
       if (pending.all) this.addPending(undefined)
       else this.addPending([...pending.tags])
-      return false
+      return undefined
     }
   }
 
-  /** The epoch goes up first, so that no flight begun before the purge stores its answer after it. */
-  private async purgeEverything(message: string): Promise<void> {
+  /** The epoch goes up first, so that no flight begun before the purge stores its answer after it. The entries dropped. */
+  private async purgeEverything(message: string): Promise<number> {
     const epoch = await this.command.incr(this.epochKey)
+    let dropped = 0
     for (const pattern of [this.valueKey('*'), this.tagKey('*')]) {
       let cursor = '0'
       for (let round = 0; round < MAX_SCAN_ROUNDS; round++) {
         const [next, keys] = await this.command.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH)
-        if (keys.length > 0) await this.command.unlink(...keys)
+        if (keys.length > 0) {
+          const unlinked = await this.command.unlink(...keys)
+          if (pattern === this.valueKey('*')) dropped += unlinked
+        }
         cursor = next
         if (cursor === '0') break
       }
     }
     await this.command.publish(this.channel, `${message}${epoch}}`)
+    return dropped
   }
 
   private received(message: string): void {
