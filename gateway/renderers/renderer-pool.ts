@@ -96,7 +96,18 @@ export interface PoolMember {
   origin: string
   host: string
   up: boolean
+  /** The build it said it belongs to at its last health check (undefined before one, or from a renderer that does not say). */
+  build: string | undefined
 }
+
+/** A file of a renderer's build (its client bundle), as the gateway passes it on. */
+export interface BuildAsset {
+  body: Buffer
+  contentType: string
+}
+
+/** The largest client-bundle file taken from a renderer: the bundle's files are tens of KB. */
+const MAX_ASSET_BYTES = 4 * 1024 * 1024
 
 interface Member extends RendererAddress {
   base: URL
@@ -109,6 +120,7 @@ interface Member extends RendererAddress {
   probeTimer: unknown
   /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is marked down. */
   inFlight: Set<AbortController>
+  build: string | undefined
 }
 
 /** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
@@ -163,7 +175,7 @@ export class RendererPool {
 
   /** Current members, for logs and tests. */
   list(): PoolMember[] {
-    return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
+    return this.members.map(({ origin, host, up, build }) => ({ origin, host, up, build }))
   }
 
   /**
@@ -279,11 +291,47 @@ export class RendererPool {
         headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
         bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
       })
-      await response.body.dump()
-      return response.statusCode === 200
+      if (response.statusCode !== 200) {
+        await response.body.dump()
+        return false
+      }
+      // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz).
+      const said = (await response.body.json().catch(() => undefined)) as { build?: unknown } | undefined
+      member.build = typeof said?.build === 'string' && said.build.length <= 100 ? said.build : undefined
+      return true
     } catch {
       return false
     }
+  }
+
+  /**
+   * A file of the client bundle from the renderers (each serves its own build's): for a page that a renderer of
+   * another build wrote, naming files this gateway's build lacks. Asked of each renderer up in turn until one has
+   * it; undefined when none does.
+   */
+  async fetchAsset(path: string): Promise<BuildAsset | undefined> {
+    await this.resolved
+    for (const member of this.members) {
+      if (!member.up) continue
+      try {
+        const response = await request(new URL(path, member.base), {
+          dispatcher: this.agent,
+          headers: { host: member.host, 'accept-encoding': 'identity' },
+          headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
+          bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
+        })
+        const length = Number(response.headers['content-length'] ?? Number.NaN)
+        if (response.statusCode !== 200 || !(length <= MAX_ASSET_BYTES)) {
+          await response.body.dump()
+          continue
+        }
+        const type = response.headers['content-type']
+        return { body: Buffer.from(await response.body.arrayBuffer()), contentType: typeof type === 'string' ? type : 'application/octet-stream' }
+      } catch {
+        // this one did not answer: the next
+      }
+    }
+    return undefined
   }
 
   /** One member's health check, in the background: never on a visitor's request. */
@@ -370,7 +418,7 @@ export class RendererPool {
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
         }
-        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set() })
+        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined })
       }),
     )
     const unique = new Map(lists.flat().map((member) => [member.origin, member]))

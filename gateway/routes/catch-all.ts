@@ -3,6 +3,7 @@ import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
 import { isPayloadUrl } from '../../shared/payload.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { BadRequestError } from '../errors.ts'
+import { foreignAssets } from './foreign-assets.ts'
 import { pageAnswers } from './pages.ts'
 import { payloadAnswers } from './payloads.ts'
 
@@ -25,10 +26,16 @@ export function asksForPayload(url: string): boolean {
 export async function catchAllRoute(app: FastifyInstance): Promise<void> {
   const page = pageAnswers(app)
   const payload = payloadAnswers(app)
+  const foreignAsset = foreignAssets(app)
   app.get(CATCH_ALL_ROUTE, async (request, reply) => {
     const url = splitSitePath(request.url)
     if (!url) throw new BadRequestError('Invalid path')
     if (isPayloadPath(url.path)) return payload(request, reply, url)
+    // A bundle file of another build (its own build's have routes of their own): from the renderers, else the 404 page.
+    if (url.path.startsWith('/assets/')) {
+      const answered = await foreignAsset(url.path, reply)
+      if (answered) return answered
+    }
     if (url.path.length > 1 && url.path.endsWith('/')) {
       const target = `/${url.rawPath.split('/').filter(Boolean).join('/')}`
       return reply.redirect(`${target}${url.search}`, 301)
