@@ -319,7 +319,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     if (this.command.status !== 'ready') return false
     try {
       return (await this.command.ping()) === 'PONG'
-    } catch {
+    } catch (error) {
+      // A failure like any command's: readiness probes alone find a connection that leads nowhere.
+      this.failed(error as Error)
       return false
     }
   }
@@ -730,6 +732,13 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     if (++this.failuresInRow >= FAILURES_BEFORE_PAUSE) {
       this.pausedUntil = Date.now() + PAUSE_MS
       this.failuresInRow = 0
+      // Timeouts in a row on a connection ioredis still calls ready: perhaps a socket that leads nowhere (this
+      // gateway cut from its network and given a new address, a Redis gone without a reset), which would stay
+      // "ready" for ever. New connections find out: a Redis that is only slow answers them as it did these.
+      if (error.message === 'Command timed out' && this.command.status === 'ready') {
+        this.command.disconnect(true)
+        this.subscriber.disconnect(true)
+      }
     }
     this.logOutage(error)
   }
