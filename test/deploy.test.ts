@@ -319,3 +319,13 @@ t.test('through nginx, an asset asked of a gateway that stopped answering is ans
     t.equal(response.statusCode, 200, `asset request ${i + 1}: 200 from the gateway that answers`)
   }
 })
+
+t.test('the routing-mesh variant runs two nginx tasks behind the published port, each replaced start-first', async (t) => {
+  const mesh = parse(readFileSync(join(ROOT, 'docker-stack.mesh.yml'), 'utf8')) as { services: Record<string, DeployedService> }
+  t.same(Object.keys(mesh.services), ['lb'], 'it changes the load balancer only')
+  const lb = mesh.services.lb
+  t.equal(lb?.deploy?.replicas, 2)
+  t.equal(lb?.deploy?.endpoint_mode, 'vip')
+  t.match(lb?.deploy?.update_config, { parallelism: 1, order: 'start-first', failure_action: 'rollback' })
+  t.match(lb?.ports, [{ target: 80, mode: 'ingress' }])
+})
