@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
-import { EventEmitter } from 'node:events'
+import { EventEmitter, once } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { UpstreamAnswer } from '../craft/client.ts'
@@ -42,6 +42,8 @@ export interface SharedTierEvents {
   failure: [error: Error]
   /** A purge from another gateway (undefined: everything) was applied to this gateway's memory. */
   purge: [tags: readonly string[] | undefined]
+  /** The subscription is back and the purge epoch was read: memory was emptied (purges may have been missed) or kept. */
+  caughtUp: [memory: 'emptied' | 'kept']
   /** This gateway holds the lock of a key and asks the CMS. */
   locked: [key: string]
   /** Another gateway holds the lock of a key: this one waits for its answer. */
@@ -98,6 +100,8 @@ const FAILURES_BEFORE_PAUSE = 3
 const PAUSE_MS = 1000
 /** Redis trouble is logged at most once per this interval. */
 const LOG_INTERVAL_MS = 30_000
+/** How long a reconnected subscription waits for the command connection to read the purge epoch. */
+const CATCH_UP_WAIT_MS = 2000
 const SCAN_BATCH = 500
 const MAX_SCAN_ROUNDS = 10_000
 
@@ -675,20 +679,30 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     else if (parsed.o !== this.instance) this.purgedElsewhere(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined)
   }
 
-  /** After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. */
+  /**
+   * After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. A Redis
+   * that came back empty (no epoch: restarted without persistence) carried no purge since it started, so memory
+   * stays: emptying every gateway's memory there was a cold start of the whole site after a Redis kill. (A purge
+   * made while it was down is still pending in the gateway that took it, which sends it once connected.)
+   */
   private async catchUp(): Promise<void> {
-    let epoch: number | undefined
+    let stored: string | null | undefined
     try {
-      epoch = Number((await this.command.get(this.epochKey)) ?? 0)
+      // The two connections come back independently: the epoch is read once commands can be sent.
+      if (this.command.status !== 'ready') await once(this.command, 'ready', { signal: AbortSignal.timeout(CATCH_UP_WAIT_MS) })
+      stored = await this.command.get(this.epochKey)
     } catch {
-      epoch = undefined
+      stored = undefined
     }
-    if (this.subscribedOnce && (epoch === undefined || epoch !== this.lastEpoch)) {
+    const epoch = stored === undefined ? undefined : Number(stored ?? 0)
+    const missed = this.subscribedOnce && stored !== null && (epoch === undefined || epoch !== this.lastEpoch)
+    if (missed) {
       this.options.log.info('reconnected to redis; purges may have been missed, memory caches emptied')
       this.purgedElsewhere(undefined)
     }
     this.subscribedOnce = true
     this.lastEpoch = epoch
+    this.emit('caughtUp', missed ? 'emptied' : 'kept')
   }
 
   private purgedElsewhere(tags: readonly string[] | undefined): void {
