@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { serveBuildAssets } from './build-assets.ts'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
@@ -82,7 +83,11 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   // The histogram's child per status, bound once.
   const renderSecondsOf = boundBy((status: number) => renderSeconds.labels(String(status)))
 
-  app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok' }))
+  // The build it belongs to: the gateways' probes read it (builds in service, and where a page's assets are).
+  app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok', build: assets.id }))
+  // Its own build's client bundle, for gateways of another build (a roll, a rollback of one service) whose pages
+  // from this renderer name files they lack: gateway/routes/foreign-assets.ts.
+  await serveBuildAssets(app, config.distDir)
   app.get('/readyz', PROBE_ROUTE, async (_request, reply) => {
     const gatewayUp = await gateway.healthy()
     return reply

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { parse } from 'yaml'
 import { NGINX, SHIPPED_NGINX_CONF, startDeployNginx } from '../scripts/deploy-nginx.mjs'
@@ -192,7 +192,15 @@ interface DeployedService extends ComposeService {
   secrets?: string[]
   ports?: Array<{ mode?: string } | string>
   healthcheck?: { test?: string[]; interval?: string; start_period?: string }
-  deploy?: { replicas?: number; endpoint_mode?: string; update_config?: Record<string, unknown>; rollback_config?: Record<string, unknown> }
+  deploy?: {
+    replicas?: number
+    endpoint_mode?: string
+    update_config?: Record<string, unknown>
+    rollback_config?: Record<string, unknown>
+    restart_policy?: { condition?: string }
+    resources?: { limits?: { cpus?: string; memory?: string }; reservations?: { cpus?: string; memory?: string } }
+  }
+  logging?: { driver?: string; options?: Record<string, string> }
 }
 const stack = parse(readFileSync(join(ROOT, 'docker-stack.yml'), 'utf8'), { merge: true }) as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
 const composed = compose as unknown as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
@@ -249,4 +257,75 @@ t.test('health checks are quick while starting: a start_period and an interval o
       t.ok(Number.parseInt(check?.interval ?? '99', 10) <= 3, `${name} interval ${check?.interval}`)
     }
   }
+})
+
+// Issue 38: limits and logs. Every service of the stack has memory and CPU limits and reservations, a Node heap
+// inside its limit, a log that rotates, and a health check Swarm acts on (restart_policy any).
+t.test('every service in the stack has limits, reservations, rotated logs and a restart policy; the heap fits the limit', async (t) => {
+  const megabytes = (value: string | undefined): number => {
+    const match = /^(\d+)([MG])$/.exec(value ?? '')
+    return match ? Number(match[1]) * (match[2] === 'G' ? 1024 : 1) : Number.NaN
+  }
+  for (const [name, service] of Object.entries(stack.services)) {
+    const { limits, reservations } = service.deploy?.resources ?? {}
+    t.ok(Number(limits?.cpus) > 0 && Number(reservations?.cpus) > 0, `${name}: CPU limit and reservation`)
+    t.ok(Number(reservations?.cpus) <= Number(limits?.cpus), `${name}: reserved CPU within the limit`)
+    t.ok(megabytes(reservations?.memory) > 0 && megabytes(reservations?.memory) <= megabytes(limits?.memory), `${name}: memory reserved within the limit`)
+    t.match(service.logging, { driver: 'json-file', options: { 'max-size': /^\d+m$/, 'max-file': /^\d+$/ } }, `${name}: json-file, rotated`)
+    t.equal(service.deploy?.restart_policy?.condition, 'any', `${name}: a task that stops or is found unhealthy is replaced`)
+    if (name === 'gateway' || name === 'renderer') {
+      const heap = Number(/--max-old-space-size=(\d+)/.exec(service.environment?.NODE_OPTIONS ?? '')?.[1])
+      t.ok(heap > 0 && heap <= megabytes(limits?.memory) * 0.8, `${name}: the heap (${heap} MB) follows the limit (${limits?.memory})`)
+    }
+  }
+})
+
+/** A listener that takes connections and never answers: a gateway cut from its network, or paused. */
+async function silentListener(t: Test): Promise<number> {
+  const { createServer } = await import('node:net')
+  const sockets = new Set<import('node:net').Socket>()
+  const server = createServer((socket) => {
+    sockets.add(socket)
+    socket.on('error', () => undefined)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy()
+    return new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  return (server.address() as import('node:net').AddressInfo).port
+}
+
+t.test('through nginx, an asset asked of a gateway that stopped answering is answered by the next gateway', async (t) => {
+  const system = await startSystem({ TRUST_PROXY: '1' })
+  t.teardown(() => system.close())
+  const silent = await silentListener(t)
+  const page = await (await request(`${system.url}/`)).body.text()
+  const asset = /(\/assets\/[^"']+\.js)/.exec(page)?.[1]
+  t.ok(asset, 'the page names a script')
+  // Two gateways by name, the silent one first in turn (nginx's round robin starts at the first server).
+  const nginx = await startDeployNginx({
+    edit: (config) =>
+      config
+        .replace(/^(\s*)set \$gateways [^;]+;$/m, '')
+        .replaceAll('proxy_pass $gateways;', 'proxy_pass http://gateways;')
+        .replace(/^http \{$/m, `http {\n  upstream gateways { server 127.0.0.1:${silent}; server ${new URL(system.url).host}; }`),
+  })
+  t.teardown(() => nginx.close())
+  // The client gives up long before nginx's read timeout for pages (60 s): only the asset's short one answers in time.
+  for (let i = 0; i < 2; i++) {
+    const response = await request(`${nginx.url}${asset}`, { headersTimeout: 30_000 })
+    await response.body.dump()
+    t.equal(response.statusCode, 200, `asset request ${i + 1}: 200 from the gateway that answers`)
+  }
+})
+
+t.test('the routing-mesh variant runs two nginx tasks behind the published port, each replaced start-first', async (t) => {
+  const mesh = parse(readFileSync(join(ROOT, 'docker-stack.mesh.yml'), 'utf8')) as { services: Record<string, DeployedService> }
+  t.same(Object.keys(mesh.services), ['lb'], 'it changes the load balancer only')
+  const lb = mesh.services.lb
+  t.equal(lb?.deploy?.replicas, 2)
+  t.equal(lb?.deploy?.endpoint_mode, 'vip')
+  t.match(lb?.deploy?.update_config, { parallelism: 1, order: 'start-first', failure_action: 'rollback' })
+  t.match(lb?.ports, [{ target: 80, mode: 'ingress' }])
 })

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
-import { EventEmitter } from 'node:events'
+import { EventEmitter, once } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { UpstreamAnswer } from '../craft/client.ts'
@@ -29,6 +29,9 @@ export interface SharedTierOptions {
 
 export type PurgeFanOut = 'ok' | 'pending'
 
+/** What a purge did in Redis: told every gateway ('ok', and how many entries it dropped there) or is still to ('pending'). */
+export type SharedPurge = { fanOut: 'ok'; dropped: number } | { fanOut: 'pending'; dropped?: undefined }
+
 /** What the tier tells those who watch it (tests, mostly): each event is a change of state, never a timer. */
 export interface SharedTierEvents {
   /** Both connections are up again ('up') or one was lost ('down'): what `up` answers changed. */
@@ -39,6 +42,8 @@ export interface SharedTierEvents {
   failure: [error: Error]
   /** A purge from another gateway (undefined: everything) was applied to this gateway's memory. */
   purge: [tags: readonly string[] | undefined]
+  /** The subscription is back and the purge epoch was read: memory was emptied (purges may have been missed) or kept. */
+  caughtUp: [memory: 'emptied' | 'kept']
   /** This gateway holds the lock of a key and asks the CMS. */
   locked: [key: string]
   /** Another gateway holds the lock of a key: this one waits for its answer. */
@@ -95,16 +100,23 @@ const FAILURES_BEFORE_PAUSE = 3
 const PAUSE_MS = 1000
 /** Redis trouble is logged at most once per this interval. */
 const LOG_INTERVAL_MS = 30_000
+/** How long a reconnected subscription waits for the command connection to read the purge epoch. */
+const CATCH_UP_WAIT_MS = 2000
 const SCAN_BATCH = 500
 const MAX_SCAN_ROUNDS = 10_000
 
-/** Stores an entry and its tag memberships unless a purge came after the flight began; frees the lock either way. */
+/**
+ * Stores an entry and its tag memberships unless a purge came after the flight began; frees the lock either way.
+ * A tag set lives as long as the longest-lived entry it names: its expiry is extended, never shortened (a page
+ * stored for 30 s must not take with it, 30 s later, the set that a day-long answer needs to be purged by).
+ */
 const STORE_SCRIPT = `
 if (redis.call('GET', KEYS[3]) or '0') == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  local lifetime = tonumber(ARGV[3])
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', lifetime)
   for i = 4, #KEYS do
     redis.call('SADD', KEYS[i], ARGV[4])
-    redis.call('PEXPIRE', KEYS[i], ARGV[3])
+    if redis.call('PTTL', KEYS[i]) < lifetime then redis.call('PEXPIRE', KEYS[i], lifetime) end
   end
 end
 if redis.call('GET', KEYS[2]) == ARGV[5] then redis.call('DEL', KEYS[2]) end
@@ -311,7 +323,9 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     if (this.command.status !== 'ready') return false
     try {
       return (await this.command.ping()) === 'PONG'
-    } catch {
+    } catch (error) {
+      // A failure like any command's: readiness probes alone find a connection that leads nowhere.
+      this.failed(error as Error)
       return false
     }
   }
@@ -490,9 +504,10 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
    * gateway; 'pending' when Redis could not be reached: the purge is sent
    * again as soon as it can be.
    */
-  async purge(tags: readonly string[] | undefined, soft = false): Promise<PurgeFanOut> {
+  async purge(tags: readonly string[] | undefined, soft = false): Promise<SharedPurge> {
     this.addPending(tags, soft)
-    return (await this.flushPending()) ? 'ok' : 'pending'
+    const dropped = await this.flushPending()
+    return dropped === undefined ? { fanOut: 'pending' } : { fanOut: 'ok', dropped }
   }
 
   async close(): Promise<void> {
@@ -608,42 +623,48 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     else for (const tag of tags) this.pending.tags.add(tag)
   }
 
-  /** Sends the pending purge; true when nothing is left pending. */
-  private async flushPending(): Promise<boolean> {
+  /** Sends the pending purge: the entries it dropped in Redis, or undefined while it is still pending. */
+  private async flushPending(): Promise<number | undefined> {
     const pending = this.pending
-    if (!pending) return true
-    if (!this.usable()) return false
+    if (!pending) return 0
+    if (!this.usable()) return undefined
     this.pending = undefined
     try {
       const message = `{"o":${JSON.stringify(this.instance)},"s":${pending.soft},"t":${pending.all ? 'null' : JSON.stringify([...pending.tags])},"e":`
-      if (pending.all) await this.purgeEverything(message)
+      let dropped: number
+      if (pending.all) dropped = await this.purgeEverything(message)
       else {
         const tagKeys = [...pending.tags].map((tag) => this.tagKey(tag))
-        await this.command.purgeTags(1 + tagKeys.length, this.epochKey, ...tagKeys, this.valueKey(''), this.channel, message)
+        dropped = await this.command.purgeTags(1 + tagKeys.length, this.epochKey, ...tagKeys, this.valueKey(''), this.channel, message)
       }
       this.succeeded()
-      return true
+      return dropped
     } catch (error) {
       this.failed(error as Error)
       if (pending.all) this.addPending(undefined, pending.soft)
       else this.addPending([...pending.tags], pending.soft)
-      return false
+      return undefined
     }
   }
 
-  /** The epoch goes up first, so that no flight begun before the purge stores its answer after it. */
-  private async purgeEverything(message: string): Promise<void> {
+  /** The epoch goes up first, so that no flight begun before the purge stores its answer after it. The entries dropped. */
+  private async purgeEverything(message: string): Promise<number> {
     const epoch = await this.command.incr(this.epochKey)
+    let dropped = 0
     for (const pattern of [this.valueKey('*'), this.tagKey('*')]) {
       let cursor = '0'
       for (let round = 0; round < MAX_SCAN_ROUNDS; round++) {
         const [next, keys] = await this.command.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH)
-        if (keys.length > 0) await this.command.unlink(...keys)
+        if (keys.length > 0) {
+          const unlinked = await this.command.unlink(...keys)
+          if (pattern === this.valueKey('*')) dropped += unlinked
+        }
         cursor = next
         if (cursor === '0') break
       }
     }
     await this.command.publish(this.channel, `${message}${epoch}}`)
+    return dropped
   }
 
   private received(message: string): void {
@@ -660,20 +681,30 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     else if (parsed.o !== this.instance) this.purgedElsewhere(Array.isArray(parsed.t) ? parsed.t.filter((t): t is string => typeof t === 'string') : undefined, parsed.s === true)
   }
 
-  /** After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. */
+  /**
+   * After a reconnect, purges announced meanwhile are lost: a changed epoch empties this gateway's memory. A Redis
+   * that came back empty (no epoch: restarted without persistence) carried no purge since it started, so memory
+   * stays: emptying every gateway's memory there was a cold start of the whole site after a Redis kill. (A purge
+   * made while it was down is still pending in the gateway that took it, which sends it once connected.)
+   */
   private async catchUp(): Promise<void> {
-    let epoch: number | undefined
+    let stored: string | null | undefined
     try {
-      epoch = Number((await this.command.get(this.epochKey)) ?? 0)
+      // The two connections come back independently: the epoch is read once commands can be sent.
+      if (this.command.status !== 'ready') await once(this.command, 'ready', { signal: AbortSignal.timeout(CATCH_UP_WAIT_MS) })
+      stored = await this.command.get(this.epochKey)
     } catch {
-      epoch = undefined
+      stored = undefined
     }
-    if (this.subscribedOnce && (epoch === undefined || epoch !== this.lastEpoch)) {
+    const epoch = stored === undefined ? undefined : Number(stored ?? 0)
+    const missed = this.subscribedOnce && stored !== null && (epoch === undefined || epoch !== this.lastEpoch)
+    if (missed) {
       this.options.log.info('reconnected to redis; purges may have been missed, memory caches emptied')
       this.purgedElsewhere(undefined)
     }
     this.subscribedOnce = true
     this.lastEpoch = epoch
+    this.emit('caughtUp', missed ? 'emptied' : 'kept')
   }
 
   private purgedElsewhere(tags: readonly string[] | undefined, soft = false): void {
@@ -717,6 +748,13 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     if (++this.failuresInRow >= FAILURES_BEFORE_PAUSE) {
       this.pausedUntil = Date.now() + PAUSE_MS
       this.failuresInRow = 0
+      // Timeouts in a row on a connection ioredis still calls ready: perhaps a socket that leads nowhere (this
+      // gateway cut from its network and given a new address, a Redis gone without a reset), which would stay
+      // "ready" for ever. New connections find out: a Redis that is only slow answers them as it did these.
+      if (error.message === 'Command timed out' && this.command.status === 'ready') {
+        this.command.disconnect(true)
+        this.subscriber.disconnect(true)
+      }
     }
     this.logOutage(error)
   }

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify'
+import { rendererBuilds } from '../plugins/app/build-info.ts'
 
 export interface ReadinessReport {
   status: 'ready' | 'not ready'
   checks: Record<string, string>
   schema: { craftVersion: number; failing: Record<string, string[]> }
+  /** The builds in service: this gateway's, and its renderers' that are up (how many run each); mixed while they differ (a roll, a rollback of one service). */
+  builds: { gateway: string; renderers: Record<string, number>; mixed: boolean }
 }
 
 /**
@@ -25,7 +28,13 @@ export async function checkReadiness(app: FastifyInstance): Promise<ReadinessRep
       ...(redis === undefined ? {} : { redis: redis ? 'ok' : 'unreachable' }),
     },
     schema: { craftVersion: schema.craftVersion, failing: schema.failing },
+    builds: buildsInService(app),
   }
+}
+
+function buildsInService(app: FastifyInstance): ReadinessReport['builds'] {
+  const renderers = rendererBuilds(app)
+  return { gateway: app.build.id, renderers: Object.fromEntries(renderers), mixed: [...renderers.keys()].some((id) => id !== app.build.id) }
 }
 
 export interface ReadinessOptions {

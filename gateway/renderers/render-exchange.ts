@@ -24,9 +24,16 @@ const NOTHING = Buffer.alloc(0)
  * follow) gets a Readable, which pauses the renderer's socket while the
  * visitor reads slowly and aborts the request when it is destroyed.
  */
-export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<RendererAnswer> {
+export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal?: AbortSignal): Promise<RendererAnswer> {
   return new Promise((resolve, reject) => {
-    dispatcher.dispatch(options, new AnswerHandler(resolve, reject))
+    const handler = new AnswerHandler(resolve, reject)
+    if (signal) {
+      // Given up (the renderer was marked down): the request is aborted, and the render fails now rather than at its timeout.
+      const abort = (): void => handler.abort(signal.reason instanceof Error ? signal.reason : new Error('render given up'))
+      if (signal.aborted) abort()
+      else signal.addEventListener('abort', abort, { once: true })
+    }
+    dispatcher.dispatch(options, handler)
   })
 }
 
@@ -44,8 +51,22 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: Error) => void,
   ) {}
 
+  private controller: Dispatcher.DispatchController | undefined
+  private abortedWith: Error | undefined
+
   /** Marks this a handler of undici's current interface (undici wraps it for its own, older one). */
-  onRequestStart(): void {}
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.abortedWith) controller.abort(this.abortedWith)
+  }
+
+  /** Ends the request: a render not yet answered fails with `error`, one streaming has its stream destroyed with it. */
+  abort(error: Error): void {
+    if (this.ended || this.abortedWith) return
+    this.abortedWith = error
+    this.controller?.abort(error)
+    this.onResponseError(this.controller as Dispatcher.DispatchController, error)
+  }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     // An informational answer (1xx) comes before the real one.
@@ -88,6 +109,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.ended) return
     this.ended = true
     if (!this.settled) {
       this.settled = true

@@ -50,6 +50,11 @@ const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 
  */
 const UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT'])
 
+/** A render given up because its renderer was marked down meanwhile (a probe failed): tried on the next member, or the stored page stands in. */
+export class RendererDownError extends Error {
+  readonly code = 'RENDERER_DOWN'
+}
+
 /** What the probes are scheduled on; tests drive their own. */
 export interface ProbeTimers {
   setTimeout(callback: () => void, ms: number): unknown
@@ -91,7 +96,18 @@ export interface PoolMember {
   origin: string
   host: string
   up: boolean
+  /** The build it said it belongs to at its last health check (undefined before one, or from a renderer that does not say). */
+  build: string | undefined
 }
+
+/** A file of a renderer's build (its client bundle), as the gateway passes it on. */
+export interface BuildAsset {
+  body: Buffer
+  contentType: string
+}
+
+/** The largest client-bundle file taken from a renderer: the bundle's files are tens of KB. */
+const MAX_ASSET_BYTES = 4 * 1024 * 1024
 
 interface Member extends RendererAddress {
   base: URL
@@ -102,6 +118,9 @@ interface Member extends RendererAddress {
   backoffMs: number
   /** The member's next probe, when one is scheduled. */
   probeTimer: unknown
+  /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is marked down. */
+  inFlight: Set<AbortController>
+  build: string | undefined
 }
 
 /** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
@@ -156,7 +175,7 @@ export class RendererPool {
 
   /** Current members, for logs and tests. */
   list(): PoolMember[] {
-    return this.members.map(({ origin, host, up }) => ({ origin, host, up }))
+    return this.members.map(({ origin, host, up, build }) => ({ origin, host, up, build }))
   }
 
   /**
@@ -176,8 +195,10 @@ export class RendererPool {
       const member = members[(start + i) % members.length] as Member
       // Down (found out by this render, another or a probe): skipped until a probe passes.
       if (!member.up) continue
+      const giveUp = new AbortController()
+      member.inFlight.add(giveUp)
       try {
-        const response = await this.send(member, path, headers, body)
+        const response = await this.send(member, path, headers, body, giveUp.signal)
         if (isClosingAnswer(response.statusCode, response.headers)) {
           discard(response)
           this.markDown(member, 'closing (503)')
@@ -190,6 +211,11 @@ export class RendererPool {
         return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
       } catch (error) {
         const code = (error as { code?: string }).code ?? ''
+        // Marked down while this render waited on it (a hung renderer fails its probes long before RENDER_TIMEOUT_MS): the next member, if one is up.
+        if (error instanceof RendererDownError) {
+          lastError = error
+          continue
+        }
         if (UNANSWERED.has(code)) this.markDown(member, code)
         if (!CONNECT_FAILURES.has(code)) throw error
         lastError = error
@@ -201,6 +227,8 @@ export class RendererPool {
           continue
         }
         this.markDown(member, code)
+      } finally {
+        member.inFlight.delete(giveUp)
       }
     }
     throw lastError ?? new RendererUnavailableError()
@@ -213,24 +241,24 @@ export class RendererPool {
    * dozen bytes instead of the data); when the renderer no longer has it
    * (evicted, restarted), the body itself follows at once.
    */
-  private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined): Promise<RendererAnswer> {
+  private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined, signal: AbortSignal): Promise<RendererAnswer> {
     const origin = member.base.origin
     const signer = this.signer
     if (body === undefined) {
       const sent: Record<string, string> = { ...headers, host: member.host }
-      return exchange(this.agent, { origin, path, method: 'GET', headers: signer ? { ...sent, ...signer.signing('GET', path, sent) } : sent })
+      return exchange(this.agent, { origin, path, method: 'GET', headers: signer ? { ...sent, ...signer.signing('GET', path, sent) } : sent }, signal)
     }
     if (signer && body.keptBy.has(member.origin)) {
       const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
       const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
-      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest })
+      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest }, signal)
       if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
       discard(answer)
       body.keptBy.delete(member.origin)
     }
     const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
     const signed = signer ? { ...sent, ...signer.signing('POST', path, sent, body.digest) } : sent
-    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.bytes })
+    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.bytes }, signal)
     if (signer && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
     return answer
   }
@@ -263,11 +291,47 @@ export class RendererPool {
         headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
         bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
       })
-      await response.body.dump()
-      return response.statusCode === 200
+      if (response.statusCode !== 200) {
+        await response.body.dump()
+        return false
+      }
+      // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz).
+      const said = (await response.body.json().catch(() => undefined)) as { build?: unknown } | undefined
+      member.build = typeof said?.build === 'string' && said.build.length <= 100 ? said.build : undefined
+      return true
     } catch {
       return false
     }
+  }
+
+  /**
+   * A file of the client bundle from the renderers (each serves its own build's): for a page that a renderer of
+   * another build wrote, naming files this gateway's build lacks. Asked of each renderer up in turn until one has
+   * it; undefined when none does.
+   */
+  async fetchAsset(path: string): Promise<BuildAsset | undefined> {
+    await this.resolved
+    for (const member of this.members) {
+      if (!member.up) continue
+      try {
+        const response = await request(new URL(path, member.base), {
+          dispatcher: this.agent,
+          headers: { host: member.host, 'accept-encoding': 'identity' },
+          headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
+          bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
+        })
+        const length = Number(response.headers['content-length'] ?? Number.NaN)
+        if (response.statusCode !== 200 || !(length <= MAX_ASSET_BYTES)) {
+          await response.body.dump()
+          continue
+        }
+        const type = response.headers['content-type']
+        return { body: Buffer.from(await response.body.arrayBuffer()), contentType: typeof type === 'string' ? type : 'application/octet-stream' }
+      } catch {
+        // this one did not answer: the next
+      }
+    }
+    return undefined
   }
 
   /** One member's health check, in the background: never on a visitor's request. */
@@ -304,6 +368,9 @@ export class RendererPool {
   private markDown(member: Member, reason: string): void {
     if (!member.up) return
     member.up = false
+    // Renders waiting on it are given up now, not at RENDER_TIMEOUT_MS: each goes to the next member or its stored page.
+    for (const giveUp of member.inFlight) giveUp.abort(new RendererDownError(`renderer marked down: ${reason}`))
+    member.inFlight.clear()
     member.backoffMs = Math.min(RENDERER_PROBE_BACKOFF_START_MS, this.options.probeIntervalMs)
     this.schedule(member, this.jittered(member.backoffMs))
     this.options.onMemberChange?.(member.origin, false, reason)
@@ -351,7 +418,7 @@ export class RendererPool {
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
         }
-        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined })
+        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined })
       }),
     )
     const unique = new Map(lists.flat().map((member) => [member.origin, member]))

@@ -5,6 +5,7 @@ import { localLocation } from '../../shared/local-location.ts'
 import { encodedPath } from '../../shared/page-address.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { BadRequestError } from '../errors.ts'
+import { foreignAssets } from './foreign-assets.ts'
 import { pageAnswers } from './pages.ts'
 import { payloadAnswers } from './payloads.ts'
 
@@ -27,10 +28,16 @@ export function asksForPayload(url: string): boolean {
 export async function catchAllRoute(app: FastifyInstance): Promise<void> {
   const page = pageAnswers(app)
   const payload = payloadAnswers(app)
+  const foreignAsset = foreignAssets(app)
   app.get(CATCH_ALL_ROUTE, async (request, reply) => {
     const url = splitSitePath(request.url)
     if (!url) throw new BadRequestError('Invalid path')
     if (isPayloadPath(url.path)) return payload(request, reply, url)
+    // A bundle file of another build (its own build's have routes of their own): from the renderers, else the 404 page.
+    if (url.path.startsWith('/assets/')) {
+      const answered = await foreignAsset(url.path, reply)
+      if (answered) return answered
+    }
     if (url.path.length > 1 && url.path.endsWith('/')) {
       // From the decoded path: `/over-ons%2F` is `/over-ons/`, and goes to `/over-ons`, never to itself.
       const target = localLocation(`${encodedPath(`/${url.path.split('/').filter(Boolean).join('/')}`)}${url.search}`)

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { API_PATH } from '../../shared/constants.ts'
+import { counter } from '../../shared/metrics.ts'
 import { TAG_PATTERN } from '../cache/cache-tags.ts'
 import { purgeLocally } from '../cache/purge-locally.ts'
 import { BadRequestError, PurgeLockedError, PurgeSecretError } from '../errors.ts'
@@ -63,6 +64,12 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   const secret = app.config.purgeSecret
   if (!secret) return
   const failures = new PurgeFailures(app.config.rateLimit.purgeMax, app.config.rateLimit.windowMs)
+  const missed = counter(
+    app.metrics.registry,
+    'purges_missed_in_redis_total',
+    'Purges that dropped nothing in Redis while this gateway\'s memory held entries or pages they named (a sign of lost tag sets)',
+    [],
+  )
   // Before the body is read: a refused caller costs no parsing.
   const checkSecret = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const lockedFor = failures.lockedFor(request.client)
@@ -87,9 +94,16 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
     const soft = hard !== true
     const named = sections === undefined && tags === undefined ? undefined : [...new Set([...(sections ?? []), ...(tags ?? [])])]
     const { purged, pages } = purgeLocally(app, named, soft)
-    const shared = app.sharedCache ? await app.sharedCache.purge(named, soft) : 'off'
+    const fromRedis = app.sharedCache ? await app.sharedCache.purge(named, soft) : undefined
+    const shared = fromRedis?.fanOut ?? 'off'
     if (shared === 'pending') request.log.warn('redis unreachable: other gateways are told when it is back')
-    request.log.info({ tags: named ?? 'all', purged, pages, shared, hard: !soft }, 'cache purged')
-    return { purged, pages, sections: sections ?? null, tags: tags ?? null, hard: !soft, shared }
+    // Memory held what the purge names, Redis nothing: its tag sets were lost, and what Redis still holds may come back.
+    const sharedMissed = fromRedis?.dropped === 0 && purged + pages > 0
+    if (sharedMissed) {
+      missed.inc()
+      request.log.warn({ tags: named ?? 'all', purged, pages }, 'purge found nothing in redis while memory held entries')
+    }
+    request.log.info({ tags: named ?? 'all', purged, pages, shared, hard: !soft, sharedDropped: fromRedis?.dropped ?? null }, 'cache purged')
+    return { purged, pages, sections: sections ?? null, tags: tags ?? null, hard: !soft, shared, sharedDropped: fromRedis?.dropped ?? null, sharedMissed }
   })
 }

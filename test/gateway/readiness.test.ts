@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Readiness, type ReadinessReport } from '../../gateway/health/readiness.ts'
 
-const report = (status: ReadinessReport['status']): ReadinessReport => ({ status, checks: {}, schema: { craftVersion: 5, failing: {} } })
+const report = (status: ReadinessReport['status']): ReadinessReport => ({ status, checks: {}, schema: { craftVersion: 5, failing: {} }, builds: { gateway: 'test', renderers: {}, mixed: false } })
 
 /** A readiness on a clock the test moves, whose checks can be held back. */
 function counted(cacheMs: number) {

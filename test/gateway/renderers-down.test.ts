@@ -100,3 +100,57 @@ t.test('every renderer hung: stored pages answer STALE without a render being se
   await until('back in turn once a probe passes', () => logged('renderer back in turn') === 1)
   t.match(await get('/kantoren'), { status: 200, xCache: 'MISS' }, 'rendered again')
 })
+
+/**
+ * A render already sent to a renderer that then hangs (docker pause) is given up as soon as the pool marks that
+ * renderer down (its probe, which times out within the probe interval), not at RENDER_TIMEOUT_MS: with no other
+ * renderer the stored page answers; with another one up, the render goes there. RENDER_TIMEOUT_MS is two minutes
+ * here and the client gives up after 30 s, so a render that waits out its timeout fails the test.
+ */
+t.test('renders in flight to a renderer that hangs are given up when it is marked down: the stored page, or another renderer', { timeout: 90_000 }, async (t) => {
+  const CLIENT_BOUND = { headersTimeout: 30_000, bodyTimeout: 30_000 }
+  const start = async (withSecond: boolean) => {
+    const proxy = await rendererProxy(t)
+    const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', RENDERER_PROBE_INTERVAL_MS: '300', RENDER_TIMEOUT_MS: '120000' }, (config) => {
+      const [renderer] = config.rendererUrls
+      proxy.state.target = renderer
+      config.rendererUrls = withSecond && renderer ? [proxy.url, renderer] : [proxy.url]
+    })
+    t.teardown(() => system.close())
+    const get = async (path: string) => {
+      const response = await request(`${system.url}${path}`, CLIENT_BOUND)
+      const text = await response.body.text()
+      return { status: response.statusCode, xCache: response.headers['x-cache'], text }
+    }
+    return { proxy, system, get }
+  }
+
+  t.test('the only renderer hangs mid-render: the visitor gets the stored page', async (t) => {
+    const { proxy, system, get } = await start(false)
+    t.match(await get('/kantoren'), { status: 200, xCache: 'MISS' }, 'rendered and stored')
+    proxy.hang()
+    const answer = await get('/kantoren')
+    t.match(answer, { status: 200, xCache: 'STALE' }, 'the stored page, once the renderer was marked down')
+    // Usually the render reached the hung renderer and was given up; when a probe cut by hang() marked it down first, the render never went.
+    const reached = proxy.state.requestLines.some((line) => line.startsWith('POST /kantoren') || line.startsWith('GET /kantoren'))
+    t.comment(reached ? 'the render had reached the hung renderer and was given up' : 'the renderer was marked down before the render was sent')
+    t.ok(
+      system.gatewayLogs.lines.some((line) => line.msg === 'renderer skipped' && line.reason !== 'UND_ERR_HEADERS_TIMEOUT'),
+      'marked down by its probe, not by the render timing out',
+    )
+  })
+
+  t.test('one of two renderers hangs mid-render: the render is sent again to the other', async (t) => {
+    const { proxy, get } = await start(true)
+    t.match(await get('/over-ons'), { status: 200 }, 'both renderers in turn')
+    proxy.hang()
+    // Round robin: of four renders at once, some go to the hung renderer first.
+    const pages = ['/kantoren', '/disclaimer', '/privacy', '/contact']
+    const answers = await Promise.all(pages.map((path) => get(path)))
+    t.match(answers, pages.map(() => ({ status: 200, xCache: 'MISS' })), 'all rendered, none waited out the render timeout')
+    t.ok(
+      proxy.state.requestLines.some((line) => !line.endsWith('/healthz')),
+      'a render had reached the hung renderer',
+    )
+  })
+})

@@ -27,6 +27,8 @@ export interface FaultUpstream {
   calls: UpstreamCall[]
   /** Decides, per call, what the upstream does; pass-through to the embedded CMS by default. */
   behave: (call: UpstreamCall) => Behaviour
+  /** The content the CMS answers from: an editor's change is a `replace` of its files. */
+  content: ContentStore
   close(): Promise<void>
 }
 
@@ -35,11 +37,12 @@ export interface FaultUpstream {
  * are absolute, on its own host under /cms-assets/ (where it serves the
  * volume), or under `assetBase` when given (a host that passes them on).
  */
-export async function startEmbeddedCms(options: { contentDir?: string; assetBase?: () => string; version?: CraftVersion } = {}): Promise<{ url: string; app: FastifyInstance }> {
+export async function startEmbeddedCms(options: { contentDir?: string; assetBase?: () => string; version?: CraftVersion } = {}): Promise<{ url: string; app: FastifyInstance; store: ContentStore }> {
   const app = Fastify()
   let ownAssetBase = ''
+  const store = ContentStore.fromDirectory(options.contentDir ?? loadGatewayConfig({}).contentDir, DEFAULT_SITE_HANDLE)
   await app.register(embeddedCms, {
-    store: ContentStore.fromDirectory(options.contentDir ?? loadGatewayConfig({}).contentDir, DEFAULT_SITE_HANDLE),
+    store,
     ...(options.version ? { version: options.version } : {}),
     assetUrl: (path) => volumeUrl(options.assetBase?.() ?? ownAssetBase)(path),
   })
@@ -48,7 +51,7 @@ export async function startEmbeddedCms(options: { contentDir?: string; assetBase
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   ownAssetBase = `http://127.0.0.1:${port}${EMBEDDED_ASSETS_PATH}`
-  return { url: `http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`, app }
+  return { url: `http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`, app, store }
 }
 
 /**
@@ -63,6 +66,7 @@ export async function startFaultUpstream(options: { contentDir?: string } = {}):
     url: '',
     calls: [],
     behave: () => ({ kind: 'pass' }),
+    content: cms.store,
     async close() {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))

@@ -110,10 +110,12 @@ t.test('a hanging redis (stopped, not dead) costs a timeout, not an error', asyn
     await timedOut
     load = startLoad([pair.a])
     await load.answers(30, 'while redis hangs')
-    t.ok(tier.up, 'the connections stay open: redis hangs, it is not gone')
+    // Timeouts in a row replace the connections (a hung Redis looks like a socket that leads nowhere): while the
+    // new ones wait for Redis, requests skip it without a timeout each.
   } finally {
     process.kill(pid, 'SIGCONT')
     await load?.stop()
   }
   t.same([...(load?.statuses.keys() ?? [])], [200], `every one of ${load?.answered()} requests answered 200`)
+  await tierState(tier, 'up', 'redis in use again once it resumes')
 })

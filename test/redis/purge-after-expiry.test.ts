@@ -1,0 +1,76 @@
+import t, { type Test } from 'tap'
+import { request } from 'undici'
+import { loadGatewayConfig } from '../../gateway/config.ts'
+import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
+import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
+import { PAIR_PURGE_SECRET, startSharedPair, until, within } from '../helpers/redis.ts'
+
+/**
+ * A page lives a second in Redis, the CMS's answers a minute: the tag set that names both must outlive the page,
+ * or a purge after the page expired finds nothing in Redis and the gateways read the old answer back.
+ */
+const pair = await startSharedPair({ PAGE_CACHE_TTL_MS: '1000', CACHE_TTL_MS: '60000' })
+t.teardown(() => pair.close())
+
+const ABOUT = '/over-ons'
+const SECTION = `${DEFAULT_SITE_HANDLE}About`
+const pageKey = `${DEFAULT_SITE_HANDLE}:q:page:${ABOUT}`
+
+/** An editor saves the about page with a new title. */
+function retitle(title: string): void {
+  const files = ContentStore.readDirectory(loadGatewayConfig({}).contentDir)
+  for (const file of files) for (const entry of file.entries ?? []) if (entry.id === '102') entry.title = title
+  pair.upstream.content.replace(files)
+}
+
+async function purge(): Promise<Record<string, unknown>> {
+  const response = await request(`${pair.a.url}/api/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
+    body: JSON.stringify({ sections: [SECTION] }),
+  })
+  t.equal(response.statusCode, 200)
+  return (await response.body.json()) as Record<string, unknown>
+}
+
+const titleOn = async (base: string): Promise<string> => {
+  const html = await (await request(`${base}${ABOUT}`)).body.text()
+  return /<h1[^>]*>([^<]*)</.exec(html)?.[1] ?? ''
+}
+
+async function servedEverywhere(t: Test, title: string): Promise<void> {
+  for (const system of [pair.a, pair.b]) t.equal(await titleOn(system.url), title, `${system === pair.a ? 'a' : 'b'} serves "${title}"`)
+}
+
+t.test('a purge after the pages expired in Redis still drops the answers they were built from', async (t) => {
+  await servedEverywhere(t, 'Over Havenborg')
+  retitle('Over Havenborg, eerste wijziging')
+  const first = await purge()
+  t.equal(first.shared, 'ok')
+  await servedEverywhere(t, 'Over Havenborg, eerste wijziging')
+  await until(
+    () => pair.a.gateway.pageCache.get(ABOUT) !== undefined && pair.b.gateway.pageCache.get(ABOUT) !== undefined,
+    () => 'both gateways store the changed page',
+  )
+  // Past the page's lifetime: Redis dropped the page (the answers it was built from stay a minute).
+  t.ok(await within(20_000, async () => (await pair.redis.client.exists(pageKey)) === 0, 20), 'the page expired in redis')
+  t.equal(await pair.redis.client.exists(`${DEFAULT_SITE_HANDLE}:t:${SECTION}`), 1, 'the tag set outlives the page that named it last')
+  retitle('Over Havenborg, tweede wijziging')
+  const second = await purge()
+  t.equal(second.shared, 'ok')
+  t.ok(Number(second.sharedDropped) > 0, 'the purge dropped the answers in redis')
+  t.equal(second.sharedMissed, false, 'and does not report a miss')
+  await servedEverywhere(t, 'Over Havenborg, tweede wijziging')
+})
+
+t.test('a purge that finds nothing in Redis while memory held entries says so, in its answer and a metric', async (t) => {
+  await servedEverywhere(t, 'Over Havenborg, tweede wijziging')
+  // Tag sets lost (an operator's FLUSHDB of them, an eviction): the purge can find nothing.
+  const tagKeys = await pair.redis.client.keys(`${DEFAULT_SITE_HANDLE}:t:*`)
+  if (tagKeys.length > 0) await pair.redis.client.del(...tagKeys)
+  const answer = await purge()
+  t.equal(answer.sharedDropped, 0)
+  t.equal(answer.sharedMissed, true)
+  const metrics = await (await request(`${pair.a.internalUrl}/metrics`)).body.text()
+  t.match(metrics, /^purges_missed_in_redis_total\{[^}]*\} 1$/m)
+})
