@@ -1,6 +1,7 @@
 import type { Article, EntryData, Establishment, Insurance, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { dataOf, entriesOf } from './screens/types.ts'
+import { formatSalary } from './components/format.ts'
 
 type JsonLd = Record<string, unknown>
 
@@ -92,7 +93,8 @@ export function structuredData(payload: PagePayload, title: string | undefined):
       items.push({
         '@type': 'JobPosting',
         title: job.title,
-        description: [job.intro, job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
+        // The salary sentence the page shows (with the hours it is for), since baseSalary cannot say those hours.
+        description: [job.intro, formatSalary(job.salaryMin, job.salaryMax, job.salaryHours), job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
         datePosted: job.postDate,
         ...(job.validThrough ? { validThrough: job.validThrough } : {}),
         employmentType: /^(3[2-9]|40)/.test(job.hours ?? '') ? 'FULL_TIME' : 'PART_TIME',
@@ -107,6 +109,9 @@ export function structuredData(payload: PagePayload, title: string | undefined):
               },
             }
           : {}),
+        // The hours the job is for, and the hours the salary above is stated for: the same figures the page shows.
+        ...(job.hours ? { workHours: job.hours } : {}),
+
         url,
       })
     }

@@ -133,7 +133,7 @@ export const SHARE_IMAGE = { width: 1200, height: 630 } as const
 
 /** Articles on one page of the news overview. */
 export const ARTICLES_PER_PAGE = 6
-/** Articles in the home page's "latest news" block. */
+/** Articles in the home page's "latest news" block, and under "Meer nieuws" of an article (less the article itself). */
 export const HOME_LATEST_ARTICLES = 3
 
 /** A renderer host name that does not resolve is logged at most once in this long (per host): a lasting DNS outage is one line per interval. */

@@ -15,6 +15,7 @@ export type FixedOperationName =
   | 'HomePage'
   | 'InsuranceList'
   | 'InsuranceBySlug'
+  | 'InsurerList'
   | 'ServiceList'
   | 'ServiceBySlug'
   | 'JobList'
@@ -85,6 +86,7 @@ ${ENTRY_BASE}`,
     }),
   ) as Record<SinglePageOperationName, string>
   const insurance = typeOf('insurances')
+  const insurer = typeOf('insurers')
   const service = typeOf('services')
   const job = typeOf('jobs')
   const article = typeOf('topical')
@@ -126,7 +128,18 @@ ${ENTRY_BASE}`,
 ${ENTRY_BASE}`,
     InsuranceBySlug: `query InsuranceBySlug($slug: [String], $site: [String]) {
   entry(section: "${CHANNELS.insurances.section}", slug: $slug, site: $site) {
-    ...EntryBase ... on ${insurance} { category intro text }
+    ...EntryBase
+    ... on ${insurance} {
+      category intro text
+      coverage exclusions deductible adviceEmail
+      insurers { ...EntryBase ... on ${insurer} { website } }
+    }
+  }
+}
+${ENTRY_BASE}`,
+    InsurerList: `query InsurerList($site: [String]) {
+  entries(section: "${CHANNELS.insurers.section}", site: $site, orderBy: "title ASC") {
+    ...EntryBase ... on ${insurer} { website }
   }
 }
 ${ENTRY_BASE}`,
@@ -144,7 +157,7 @@ ${ENTRY_BASE}`,
 ${ENTRY_BASE}`,
     JobList: `query JobList($site: [String]) {
   entries(section: "${CHANNELS.jobs.section}", site: $site, orderBy: "postDate DESC") {
-    ...EntryBase ... on ${job} { intro hours location salaryMin salaryMax }
+    ...EntryBase ... on ${job} { intro hours location salaryMin salaryMax salaryHours }
   }
 }
 ${ENTRY_BASE}`,
@@ -152,7 +165,7 @@ ${ENTRY_BASE}`,
   entry(section: "${CHANNELS.jobs.section}", slug: $slug, site: $site) {
     ...EntryBase
     ... on ${job} {
-      intro hours location employmentType salaryMin salaryMax validThrough
+      intro hours location employmentType salaryMin salaryMax salaryHours validThrough
       whatYouDo whatYouBring whatWeOffer howToApply
     }
   }
@@ -215,4 +228,4 @@ ${ENTRY_BASE}`,
 export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>()
 
 /** Fields that Craft delivers as HTML: sanitised by the gateway before anything caches or renders them. */
-export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply'])
+export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply', 'coverage', 'exclusions'])

@@ -127,12 +127,23 @@ const articlePage: LoaderSpec = {
   variables: ({ site, page }) => ({ site, limit: ARTICLES_PER_PAGE, offset: (page - 1) * ARTICLES_PER_PAGE }),
 }
 
-const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName): RouteTemplate => ({
+/**
+ * The latest articles, for "Meer nieuws" at the end of an article (the
+ * article itself left out there). The home page's own query and variables:
+ * one cached answer serves the home page and every article.
+ */
+const moreArticles: LoaderSpec = {
+  key: 'moreArticles',
+  operation: 'LatestArticles',
+  variables: ({ site }) => ({ site, limit: HOME_LATEST_ARTICLES }),
+}
+
+const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName, ...lists: LoaderSpec[]): RouteTemplate => ({
   id,
   screen,
   paths: [path],
   fixedSlug: slug,
-  loaders: () => [bySlug(operation)],
+  loaders: () => [bySlug(operation), ...lists],
 })
 
 export const FIXED_SERVICE_PAGES = [
@@ -178,6 +189,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
   singleWithLists(
     { id: 'insurances', screen: 'insurances', handle: '{product}Insurances', paths: ['/insurances', '/onze-verzekeringen'], canonical: '/onze-verzekeringen' },
     list('insurances', 'InsuranceList'),
+    list('insurers', 'InsurerList'),
   ),
   {
     id: 'insurance',
@@ -198,15 +210,30 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     { id: 'topical', screen: 'topical', handle: '{product}TopicalOverview', paths: ['/topical', '/actueel'], canonical: '/actueel', paginated: true },
     articlePage,
   ),
-  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug')),
-  { id: 'article', screen: 'article', paths: ['/topical/:slug', '/actueel/:slug'], canonical: '/actueel/:slug', loaders: () => [bySlug('ArticleBySlug')] },
+  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug', moreArticles)),
+  {
+    id: 'article',
+    screen: 'article',
+    paths: ['/topical/:slug', '/actueel/:slug'],
+    canonical: '/actueel/:slug',
+    loaders: () => [bySlug('ArticleBySlug'), moreArticles],
+  },
   singleWithLists(
     { id: 'establishments', screen: 'establishments', handle: '{product}Establishments', paths: ['/establishments', '/kantoren'], canonical: '/kantoren' },
     establishmentList,
   ),
   singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent'], '/onderdeel-van-licent'),
-  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'] }, serviceList),
-  { id: 'service', screen: 'service', paths: ['/services/:slug'], loaders: () => [bySlug('ServiceBySlug')] },
+  // /services is the specification's English address of the same subject as /onze-dienstverlening: it keeps
+  // working, but names the Dutch overview canonical and is not listed in the sitemap (one page per subject).
+  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'], canonical: '/onze-dienstverlening' }, serviceList),
+  // Every service at its Dutch address too (a new disclosure page needs no route of its own), which is the one to index.
+  {
+    id: 'service',
+    screen: 'service',
+    paths: ['/services/:slug', '/onze-dienstverlening/:slug'],
+    canonical: '/onze-dienstverlening/:slug',
+    loaders: () => [bySlug('ServiceBySlug')],
+  },
   singleWithLists({ id: 'servicesOverview', screen: 'services', handle: '{product}ServicesOverview', paths: ['/onze-dienstverlening'] }, serviceList),
   ...FIXED_SERVICE_PAGES.map((slug) =>
     fixed(`service:${slug}`, 'service', `/onze-dienstverlening/${slug}`, slug, 'ServiceBySlug'),

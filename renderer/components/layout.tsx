@@ -2,6 +2,7 @@ import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'rea
 import { DAMAGE_PAGE_PATH, MENU_OPEN_CLASS } from '../../shared/constants.ts'
 import { phoneText, telHref } from '../../shared/contact-links.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
+import { afmRegisterUrl, kifidRegisterUrl, kvkRegisterUrl } from '../../shared/register-links.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-context.tsx'
@@ -90,6 +91,9 @@ function Footer({ site }: { site: SiteSettings | null }) {
         <section aria-labelledby="footer-hours">
           <h2 id="footer-hours">Openingstijden</h2>
           <OpeningHours rows={site.openingHours} />
+          <p>
+            <SiteLink href="/kantoren">Openingstijden per kantoor</SiteLink>
+          </p>
         </section>
         <section aria-labelledby="footer-legal">
           <h2 id="footer-legal">Goed om te weten</h2>
@@ -105,7 +109,10 @@ function Footer({ site }: { site: SiteSettings | null }) {
       <div className="container site-footer__registration">
         {site.footerText ? <p>{site.footerText}</p> : null}
         <p>
-          AFM-vergunning {site.afmNumber} · Kifid-aansluitnummer {site.kifidNumber} · KvK {site.kvkNumber}
+          {/* Each number to its public register, where a visitor can check it. */}
+          <a href={afmRegisterUrl(site.afmNumber)}>AFM-vergunning {site.afmNumber}</a> ·{' '}
+          <a href={kifidRegisterUrl(site.kifidNumber)}>Kifid-aansluitnummer {site.kifidNumber}</a> ·{' '}
+          <a href={kvkRegisterUrl(site.kvkNumber)}>KvK {site.kvkNumber}</a>
         </p>
       </div>
     </footer>

@@ -1,4 +1,4 @@
-import type { InsuranceSummary } from '../../shared/content-types.ts'
+import type { InsuranceSummary, Insurer } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
 import { pathOfUri } from '../components/format.ts'
 import { SingleWithEntries } from './common.tsx'
@@ -25,9 +25,26 @@ export function InsurancesScreen({ payload }: ScreenProps) {
           </ul>
         </section>
       ))}
+      <InsurerList insurers={entriesOf<Insurer>(payload, 'insurers')} />
       <p>
         Vragen over welke verzekering bij u past? <a href="/contact">Neem contact met ons op</a>.
       </p>
     </SingleWithEntries>
+  )
+}
+
+/** The insurers the office works with (the `insurers` channel), each to its own website. */
+function InsurerList({ insurers }: { insurers: readonly Insurer[] }) {
+  if (insurers.length === 0) return null
+  return (
+    <section aria-labelledby="verzekeraars" className="section">
+      <h2 id="verzekeraars">Verzekeraars waarmee wij werken</h2>
+      <p>Wij zijn aan geen enkele verzekeraar gebonden. Wij werken onder meer met:</p>
+      <ul className="insurer-list">
+        {insurers.map((insurer) => (
+          <li key={insurer.id}>{insurer.website ? <a href={insurer.website}>{insurer.title}</a> : insurer.title}</li>
+        ))}
+      </ul>
+    </section>
   )
 }

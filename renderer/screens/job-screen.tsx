@@ -1,6 +1,7 @@
 import type { EntryData, Job } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { type Description, DescriptionList } from '../components/contact-details.tsx'
+import { publicationDate } from '../components/draft-marker.tsx'
 import { formatDate, formatSalary } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
@@ -17,8 +18,9 @@ function jobFacts(job: Job): Description[] {
   const facts = [
     { term: 'Standplaats', details: job.location },
     { term: 'Uren', details: job.hours },
-    { term: 'Salaris', details: formatSalary(job.salaryMin, job.salaryMax) },
+    { term: 'Salaris', details: formatSalary(job.salaryMin, job.salaryMax, job.salaryHours) },
     { term: 'Dienstverband', details: job.employmentType },
+    { term: 'Geplaatst op', details: publicationDate(job)?.text },
     { term: 'Reageren vóór', details: job.validThrough && formatDate(job.validThrough) },
   ]
   return facts.filter((fact) => fact.details)
@@ -31,6 +33,14 @@ export function JobScreen({ payload }: ScreenProps) {
     <article>
       <PageIntro title={job.title} intro={job.intro} entry={job}>
         <DescriptionList className="job-facts" items={jobFacts(job)} />
+        {/* How to apply, near the top: the section itself is further down. */}
+        {job.howToApply ? (
+          <p>
+            <a className="button" href="#vacature-howToApply">
+              Zo solliciteer je
+            </a>
+          </p>
+        ) : null}
       </PageIntro>
       <div className="container">
         {SECTIONS.map(([field, heading]) =>

@@ -1,5 +1,6 @@
 import type { JobSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
+import { publicationDate } from '../components/draft-marker.tsx'
 import { formatSalary, pathOfUri } from '../components/format.ts'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
@@ -12,11 +13,17 @@ export function JobsScreen({ payload }: ScreenProps) {
         <h2 id="vacatures">Vacatures</h2>
         <ul className="cards">
           {jobs.map((job) => {
-            const salary = formatSalary(job.salaryMin, job.salaryMax)
+            const salary = formatSalary(job.salaryMin, job.salaryMax, job.salaryHours)
+            const posted = publicationDate(job)
             return (
               <Card key={job.id} title={job.title} href={pathOfUri(job.uri)} intro={job.intro}>
                 <p className="meta">{[job.location, job.hours].filter(Boolean).join(' · ')}</p>
                 {salary ? <p className="meta">{salary}</p> : null}
+                {posted ? (
+                  <p className="meta">
+                    Geplaatst op <time dateTime={posted.iso}>{posted.text}</time>
+                  </p>
+                ) : null}
               </Card>
             )
           })}

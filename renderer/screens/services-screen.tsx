@@ -1,15 +1,16 @@
 import type { ServiceSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
+import { pathOfUri } from '../components/format.ts'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
 
-/** Overview of the services; links stay under the overview's own path. */
+/** Overview of the services; each links to its own (Dutch) address, also from the English /services. */
 export function ServicesScreen({ payload }: ScreenProps) {
   return (
     <SingleWithEntries payload={payload}>
       <ul className="cards">
         {entriesOf<ServiceSummary>(payload, 'services').map((service) => (
-          <Card key={service.id} title={service.title} href={`${payload.path}/${service.slug}`} intro={service.intro} headingLevel={2} />
+          <Card key={service.id} title={service.title} href={pathOfUri(service.uri)} intro={service.intro} headingLevel={2} />
         ))}
       </ul>
     </SingleWithEntries>

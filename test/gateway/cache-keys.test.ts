@@ -173,7 +173,7 @@ t.test('a slug the CMS does not know: one call for the slug and the sitemap besi
   t.equal(first.status, 404)
   // The sitemap asked beside it: once it is in, it answers for the next slugs.
   t.equal((await get(system, '/sitemap.xml')).status, 200)
-  t.same(upstream.calls.slice(callsBefore).map((call) => call.operationName).sort(), ['ArticleBySlug', 'Sitemap'], 'the article query and the sitemap, once')
+  t.same(upstream.calls.slice(callsBefore).map((call) => call.operationName).sort(), ['ArticleBySlug', 'LatestArticles', 'Sitemap'], 'the article query, the latest articles (one answer for every article) and the sitemap, once')
   const calls = upstream.calls.length
   const others = await all(system, Array.from({ length: 40 }, (_, i) => [`/actueel/nog-een-${i}`, `/werken-bij/geen-vacature-${i}`, `/onze-verzekeringen/geen-${i}`, `/services/geen-${i}`][i % 4] as string))
   t.same(new Set(others.map((answer) => answer.status)), new Set([404]), 'each a 404')
