@@ -138,6 +138,10 @@ export function createContentModel(product: string): ContentModel {
         plain('afmNumber'),
         plain('kifidNumber'),
         plain('kvkNumber'),
+        // The numbers' entries in the public registers (the AFM's detail page has an id of its own, not the number): the footer links them.
+        plain('afmRegisterUrl'),
+        plain('kifidRegisterUrl'),
+        plain('kvkRegisterUrl'),
         plain('footerText'),
         table('mainNavigation', LINK),
         table('footerNavigation', LINK),

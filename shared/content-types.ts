@@ -57,6 +57,10 @@ export interface SiteSettings {
   afmNumber: string
   kifidNumber: string
   kvkNumber: string
+  /** Where a visitor checks each number: the office's entry in the AFM register, Kifid's list of affiliated firms and the KvK. */
+  afmRegisterUrl: string | null
+  kifidRegisterUrl: string | null
+  kvkRegisterUrl: string | null
   footerText: string | null
   /** Table fields: Craft gives null, not [], when no row was saved. */
   mainNavigation: Link[] | null

@@ -103,6 +103,7 @@ ${ENTRY_BASE}`,
     ... on ${globalSetTypeName(SITE_SETTINGS_HANDLE)} {
       companyName tagline phone damagePhone email street postalCode city
       afmNumber kifidNumber kvkNumber footerText
+      afmRegisterUrl kifidRegisterUrl kvkRegisterUrl
       mainNavigation { label url }
       footerNavigation { label url }
       openingHours { day hours }

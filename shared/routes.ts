@@ -128,15 +128,17 @@ const articlePage: LoaderSpec = {
 }
 
 /**
- * The latest articles, for "Meer nieuws" at the end of an article (the
- * article itself left out there). The home page's own query and variables:
- * one cached answer serves the home page and every article.
+ * The latest articles: the home page's news block (deferred there), and
+ * "Meer nieuws" at the end of an article, one more there so that as many
+ * remain once the article itself is left out. Every article has the same
+ * variables: one cached answer for all of them. (Not the home page's: with
+ * that answer at hand the home page would no longer stream its news.)
  */
-const moreArticles: LoaderSpec = {
-  key: 'moreArticles',
+const latestArticles = (limit: number): LoaderSpec => ({
+  key: 'latestArticles',
   operation: 'LatestArticles',
-  variables: ({ site }) => ({ site, limit: HOME_LATEST_ARTICLES }),
-}
+  variables: ({ site }) => ({ site, limit }),
+})
 
 const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName, ...lists: LoaderSpec[]): RouteTemplate => ({
   id,
@@ -171,12 +173,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     paths: ['/', '/__home__'],
     loaders: (handle) => [
       { key: 'page', operation: 'HomePage', variables: ({ site }) => ({ section: handle, site }), requiresEntry: true },
-      {
-        key: 'latestArticles',
-        operation: 'LatestArticles',
-        variables: ({ site }) => ({ site, limit: HOME_LATEST_ARTICLES }),
-        deferred: true,
-      },
+      { ...latestArticles(HOME_LATEST_ARTICLES), deferred: true },
     ],
   },
   singlePage('about', '{product}About', ['/about', '/over-ons'], '/over-ons'),
@@ -210,13 +207,13 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     { id: 'topical', screen: 'topical', handle: '{product}TopicalOverview', paths: ['/topical', '/actueel'], canonical: '/actueel', paginated: true },
     articlePage,
   ),
-  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug', moreArticles)),
+  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug', latestArticles(HOME_LATEST_ARTICLES + 1))),
   {
     id: 'article',
     screen: 'article',
     paths: ['/topical/:slug', '/actueel/:slug'],
     canonical: '/actueel/:slug',
-    loaders: () => [bySlug('ArticleBySlug'), moreArticles],
+    loaders: () => [bySlug('ArticleBySlug'), latestArticles(HOME_LATEST_ARTICLES + 1)],
   },
   singleWithLists(
     { id: 'establishments', screen: 'establishments', handle: '{product}Establishments', paths: ['/establishments', '/kantoren'], canonical: '/kantoren' },

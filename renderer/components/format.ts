@@ -72,25 +72,6 @@ export function formatSalary(min: number | null, max: number | null, hours: numb
   return `${euros((min ?? max) as number)} ${per}`
 }
 
-/**
- * When the office answers, from the opening hours of the global set (one
- * place for them): consecutive days with the same hours as one run, closed
- * days left out, e.g. `maandag t/m vrijdag 08:30 – 17:00`.
- */
-export function hoursSummary(rows: readonly { day: string; hours: string }[] | null): string | undefined {
-  const runs: { first: string; last: string; hours: string }[] = []
-  for (const row of rows ?? []) {
-    const previous = runs.at(-1)
-    if (previous && previous.hours === row.hours) previous.last = row.day
-    else runs.push({ first: row.day, last: row.day, hours: row.hours })
-  }
-  const open = runs.filter((run) => /\d/.test(run.hours))
-  if (open.length === 0) return undefined
-  return open
-    .map((run) => `${run.first.toLowerCase()}${run.last === run.first ? '' : ` t/m ${run.last.toLowerCase()}`} ${run.hours}`)
-    .join(', ')
-}
-
 /** Site path of a Craft uri (`__home__` is the home page). */
 export function pathOfUri(uri: string | null | undefined): string {
   if (!uri || uri === '__home__') return '/'

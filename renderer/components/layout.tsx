@@ -2,7 +2,6 @@ import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'rea
 import { DAMAGE_PAGE_PATH, MENU_OPEN_CLASS } from '../../shared/constants.ts'
 import { phoneText, telHref } from '../../shared/contact-links.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
-import { afmRegisterUrl, kifidRegisterUrl, kvkRegisterUrl } from '../../shared/register-links.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-context.tsx'
@@ -91,9 +90,6 @@ function Footer({ site }: { site: SiteSettings | null }) {
         <section aria-labelledby="footer-hours">
           <h2 id="footer-hours">Openingstijden</h2>
           <OpeningHours rows={site.openingHours} />
-          <p>
-            <SiteLink href="/kantoren">Openingstijden per kantoor</SiteLink>
-          </p>
         </section>
         <section aria-labelledby="footer-legal">
           <h2 id="footer-legal">Goed om te weten</h2>
@@ -109,10 +105,9 @@ function Footer({ site }: { site: SiteSettings | null }) {
       <div className="container site-footer__registration">
         {site.footerText ? <p>{site.footerText}</p> : null}
         <p>
-          {/* Each number to its public register, where a visitor can check it. */}
-          <a href={afmRegisterUrl(site.afmNumber)}>AFM-vergunning {site.afmNumber}</a> ·{' '}
-          <a href={kifidRegisterUrl(site.kifidNumber)}>Kifid-aansluitnummer {site.kifidNumber}</a> ·{' '}
-          <a href={kvkRegisterUrl(site.kvkNumber)}>KvK {site.kvkNumber}</a>
+          {/* Each number to its public register (the global set's addresses), where a visitor can check it; React leaves a null href out. */}
+          <a href={site.afmRegisterUrl as string}>AFM-vergunning {site.afmNumber}</a> ·{' '}
+          <a href={site.kifidRegisterUrl as string}>Kifid-aansluitnummer {site.kifidNumber}</a> · <a href={site.kvkRegisterUrl as string}>KvK {site.kvkNumber}</a>
         </p>
       </div>
     </footer>

@@ -1,3 +1,4 @@
+import { HOME_LATEST_ARTICLES } from '../../shared/constants.ts'
 import type { Article, EntryData, LatestArticle } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
@@ -32,7 +33,7 @@ export function ArticleScreen({ payload }: ScreenProps) {
         ) : null}
         <RichText html={article.text} />
         <ShareLinks title={article.title} url={payload.siteUrl && payload.canonicalPath ? `${payload.siteUrl}${payload.canonicalPath}` : undefined} />
-        <MoreArticles articles={entriesOf<LatestArticle>(payload, 'moreArticles').filter((other) => other.id !== article.id)} />
+        <MoreArticles articles={entriesOf<LatestArticle>(payload, 'latestArticles').filter((other) => other.id !== article.id).slice(0, HOME_LATEST_ARTICLES)} />
         <p>
           <a href="/actueel">Al het nieuws</a>
         </p>

@@ -1,6 +1,6 @@
 import type { EntryData, Insurance } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
-import { hoursSummary, phoneText, telHref } from '../components/format.ts'
+import { phoneText, telHref } from '../components/format.ts'
 import { useSite } from '../components/site-context.tsx'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
@@ -85,6 +85,25 @@ export function InsuranceScreen({ payload }: ScreenProps) {
       </div>
     </article>
   )
+}
+
+/**
+ * When the office answers, from the opening hours of the global set (one
+ * place for them): consecutive days with the same hours as one run, closed
+ * days left out, e.g. `maandag t/m vrijdag 08:30 – 17:00`.
+ */
+function hoursSummary(rows: readonly { day: string; hours: string }[] | null): string | undefined {
+  const runs: { first: string; last: string; hours: string }[] = []
+  for (const row of rows ?? []) {
+    const previous = runs.at(-1)
+    if (previous && previous.hours === row.hours) previous.last = row.day
+    else runs.push({ first: row.day, last: row.day, hours: row.hours })
+  }
+  const open = runs.filter((run) => /\d/.test(run.hours))
+  if (open.length === 0) return undefined
+  return open
+    .map((run) => `${run.first.toLowerCase()}${run.last === run.first ? '' : ` t/m ${run.last.toLowerCase()}`} ${run.hours}`)
+    .join(', ')
 }
 
 /** `a, b en c`. */
