@@ -11,17 +11,7 @@ import { PageHead } from './components/page-head.tsx'
 import { FALLBACK_COMPANY_NAME, type LinkComponents, LinkContext, SiteContext } from './components/site-context.tsx'
 import type { ScreenRegistry } from './screens/registry.ts'
 import type { DeferredData } from './screens/types.ts'
-
-export interface PageMeta {
-  title: string
-  /** Title of the page's own entry, without the site name. */
-  heading: string | undefined
-  description: string | undefined
-  noindex: boolean
-  /** Absolute canonical address: the Dutch path of an alias pair, with the page number of a list. */
-  canonicalUrl: string | undefined
-  image: string | undefined
-}
+import type { PageMeta } from './page-meta.ts'
 
 interface TitledEntry {
   title: string

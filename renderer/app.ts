@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE } from '../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { boundBy, histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
@@ -17,6 +17,7 @@ import { KeptRenderData, type ReadyRenderData } from './kept-render-data.ts'
 import { RenderDataSource, RenderReference } from './render-data.ts'
 import { preloadsFor, readModulePreloads } from './module-preloads.ts'
 import { SignatureCheck } from './render-signatures.ts'
+import { isLivePreview } from './preview-bar.tsx'
 import { renderComplete, renderPage } from './render.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -31,14 +32,16 @@ interface BuiltAssets {
   id: string
   stylesheet: string
   clientEntry: string | undefined
+  /** The entry of Craft's live preview (client/live-preview.ts), named only by a page in it. */
+  livePreviewEntry: string | undefined
 }
 
 /** The build this renderer belongs to (dist/build.json); unbuilt, plain styles and no browser bundle. */
 function builtAssets(distDir: string): BuiltAssets {
   const file = join(distDir, 'build.json')
-  if (!existsSync(file)) return { id: 'development', stylesheet: DEFAULT_STYLESHEET, clientEntry: undefined }
+  if (!existsSync(file)) return { id: 'development', stylesheet: DEFAULT_STYLESHEET, clientEntry: undefined, livePreviewEntry: undefined }
   const build = JSON.parse(readFileSync(file, 'utf8')) as { id: string; assets?: Record<string, string> }
-  return { id: build.id, stylesheet: build.assets?.stylesheet ?? DEFAULT_STYLESHEET, clientEntry: build.assets?.client }
+  return { id: build.id, stylesheet: build.assets?.stylesheet ?? DEFAULT_STYLESHEET, clientEntry: build.assets?.client, livePreviewEntry: build.assets?.livePreview }
 }
 
 /** The renderer: GET any path, answer with the streamed HTML of that page. */
@@ -137,6 +140,7 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
           )
     }
     const userAgent = request.headers['user-agent'] ?? ''
+    const livePreview = isLivePreview(payload, request.headers[LIVE_PREVIEW_HEADER])
     const started = performance.now()
     const options = {
       payload,
@@ -147,6 +151,8 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       stylesheet: assets.stylesheet,
       inlineStylesheet,
       clientEntry: assets.clientEntry,
+      livePreview,
+      livePreviewEntry: livePreview ? assets.livePreviewEntry : undefined,
       modulePreloads: preloadsFor(modulePreloads, payload.screen),
       payloadJson: given?.payloadJson,
       client,

@@ -1,7 +1,7 @@
 import type { PagePayload } from '../shared/payload.ts'
 import { scriptJson } from '../shared/script-json.ts'
 import { type PagePreloads, preloadModules } from './module-preloads.ts'
-import { PreviewBar, showsPreviewBar } from './preview-bar.tsx'
+import { PreviewBar, isLivePreview, previewShows, showsPreviewBar } from './preview-bar.tsx'
 import { StaticRouter } from 'react-router-dom'
 import { SiteRoutes } from './app-root.tsx'
 import { MARKUP_LINKS } from './components/router-links.tsx'
@@ -32,10 +32,14 @@ export interface DocumentProps {
    * runs once the document is parsed, so the payload below it is there.
    */
   entryScript?: string | undefined
+  /** Whether the page is in Craft's live preview, as the request says (preview-bar.tsx); else as its address says. */
+  livePreview?: boolean | undefined
+  /** Craft's live preview's own script (client/live-preview.ts): given for a page in live preview only. */
+  livePreviewEntry?: string | undefined
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript }: DocumentProps) {
+export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript, livePreview, livePreviewEntry }: DocumentProps) {
   // The entry and its static imports (a few hundred bytes) are preloaded with the page; it fetches the rest once the page has painted.
   preloadModules(entryScript ? [entryScript, ...modulePreloads.withPage] : modulePreloads.withPage, nonce)
   return (
@@ -51,8 +55,12 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
         </noscript>
       </head>
       <body>
+        {/* The first stop of the keyboard on every page, before the preview bar; outside the root, as it never changes. */}
+        <a className="skip-link" href="#inhoud">
+          Naar de inhoud
+        </a>
         {/* Outside the root: the server's alone, never hydrated (preview-bar.tsx). */}
-        {showsPreviewBar(payload) ? <PreviewBar fullPath={payload.fullPath} /> : null}
+        {showsPreviewBar(payload, livePreview ?? isLivePreview(payload)) ? <PreviewBar fullPath={payload.fullPath} shows={previewShows(payload)} /> : null}
         <div id={ROOT_ID}>
           {/* react-router's StaticRouter here, its BrowserRouter in the browser (client/hydrate.tsx): the same routes render the same tree. */}
           <StaticRouter location={payload.fullPath}>
@@ -62,6 +70,7 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />
         <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint }) }} />
         {entryScript ? <script type="module" src={entryScript} nonce={nonce} /> : null}
+        {livePreviewEntry ? <script type="module" src={livePreviewEntry} nonce={nonce} /> : null}
       </body>
     </html>
   )

@@ -21,6 +21,10 @@ export interface RenderOptions {
   inlineStylesheet: string | undefined
   /** Entry module of the browser bundle; absent when the bundle is not built. */
   clientEntry: string | undefined
+  /** Whether the page is in Craft's live preview (preview-bar.tsx): no bar then. */
+  livePreview?: boolean
+  /** The live preview's entry (client/live-preview.ts), for a page in Craft's live preview only. */
+  livePreviewEntry?: string | undefined
   /** Modules of the bundle the page needs before it can hydrate. */
   modulePreloads: PagePreloads
   /** The payload as script-safe JSON when it came as such (render requests from the gateway). */
@@ -71,6 +75,8 @@ function documentOf(options: RenderOptions, nonce: string, entryScript: string |
       nonce={nonce}
       payloadJson={options.payloadJson}
       entryScript={entryScript}
+      livePreview={options.livePreview}
+      livePreviewEntry={options.livePreviewEntry}
     />
   )
 }

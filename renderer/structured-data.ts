@@ -1,7 +1,7 @@
 import type { Article, EntryData, Establishment, Insurance, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { dataOf, entriesOf } from './screens/types.ts'
-import { formatSalary } from './components/format.ts'
+import { formatSalary, publicationDate } from './components/format.ts'
 
 type JsonLd = Record<string, unknown>
 
@@ -95,7 +95,8 @@ export function structuredData(payload: PagePayload, title: string | undefined):
         title: job.title,
         // The salary sentence the page shows (with the hours it is for), since baseSalary cannot say those hours.
         description: [job.intro, formatSalary(job.salaryMin, job.salaryMax, job.salaryHours), job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
-        datePosted: job.postDate,
+        // A preview's draft or scheduled job was never posted: no date it may get (components/draft-marker.tsx).
+        ...(publicationDate(job) ? { datePosted: job.postDate } : {}),
         ...(job.validThrough ? { validThrough: job.validThrough } : {}),
         employmentType: /^(3[2-9]|40)/.test(job.hours ?? '') ? 'FULL_TIME' : 'PART_TIME',
         hiringOrganization: { '@type': 'Organization', name: site.companyName, sameAs: `${siteUrl}/` },
@@ -136,8 +137,8 @@ export function structuredData(payload: PagePayload, title: string | undefined):
         '@type': 'NewsArticle',
         headline: article.title,
         description: article.intro,
-        datePublished: article.postDate,
-        dateModified: article.dateUpdated ?? article.postDate,
+        // A preview's draft or scheduled article was never published: no datePublished it may get.
+        ...(publicationDate(article) ? { datePublished: article.postDate, dateModified: article.dateUpdated ?? article.postDate } : {}),
         author: { '@type': 'Person', name: article.author?.fullName ?? site.companyName },
         publisher: { '@type': 'Organization', name: site.companyName, logo: { '@type': 'ImageObject', url: `${siteUrl}/favicon.svg` } },
         ...(image ? { image: [absolute(siteUrl, image.shareUrl ?? image.url)] } : {}),

@@ -31,6 +31,8 @@
 //                                     first byte, memory or compression levels; a target is computed
 //                                     when all its scenarios ran
 //   --no-build                        use dist/ as it is
+//   (a full run also measures hits during a distributed miss flood: the hits' p99 over alone, and the
+//   gateway's event-loop lag p99, scripts/hardening/miss-flood.mjs)
 import { execSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -326,7 +328,20 @@ async function measureExtras(freshPage, rendered, cached) {
   }
   const rssAfter = rssOf(memorySystem.gateway.pid)
 
+  // Hits during a distributed miss flood (issue 41): a visitor's p99 on a cached page during the flood over alone, in the
+  // same run, and the gateway's event-loop lag p99 (scripts/hardening/miss-flood.mjs). Not in the smoke round.
+  // Imported here: its kit's exit handlers belong to a run that uses it.
+  const flood = smoke ? undefined : await (await import('./hardening/miss-flood.mjs')).measureMissFlood()
+  const hitsDuringMissFlood = flood && {
+    name: 'hits during a distributed miss flood',
+    p99_ratio: flood.p99Ratio,
+    hits_p99_ms: { alone: flood.alone.p99Ms, during_flood: flood.duringFlood.p99Ms },
+    event_loop_lag_p99_ms: { alone: flood.alone.loopLagP99Ms, during_flood: flood.duringFlood.loopLagP99Ms },
+    flood: flood.flood,
+  }
+
   return {
+    ...(hitsDuringMissFlood ? { hits_during_miss_flood: hitsDuringMissFlood } : {}),
     compression,
     ttfb: ttfbResults,
     gateway_memory: { distinct_urls: DISTINCT_URLS, page_cache_max_entries: 1000, rss_before_bytes: rssBefore, rss_halfway_bytes: rssHalfway, rss_after_bytes: rssAfter },
@@ -418,7 +433,7 @@ async function main() {
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1
     for (const group of forward ? groups : reversed(groups)) {
-      // Uncounted: a server idle while the other groups ran is slow for its first seconds (docs/performance.md, issue 17).
+      // Uncounted: a server idle while the other groups ran is slow for its first seconds (docs/performance-history.md, issue 17).
       if (!smoke && WARM_SECONDS > 0) for (const scenario of forward ? group : reversed(group)) await runScenario(scenario, { smoke, seconds: WARM_SECONDS })
       const slices = new Map(group.map((scenario) => [String(scenario.id), []]))
       for (let slice = 0; slice < SLICES; slice++) {
@@ -508,6 +523,8 @@ async function main() {
   }
   if (extras) {
     const { rss_before_bytes: before, rss_halfway_bytes: halfway, rss_after_bytes: after } = extras.gateway_memory
+    const flood = extras.hits_during_miss_flood
+    if (flood) console.log(`hits during a distributed miss flood: p99 ${flood.p99_ratio}× of alone (${flood.hits_p99_ms.during_flood} / ${flood.hits_p99_ms.alone} ms), event-loop lag p99 ${flood.event_loop_lag_p99_ms.during_flood} ms (alone ${flood.event_loop_lag_p99_ms.alone} ms)`)
     console.log(describeCompression(extras.compression))
     console.log(`TTFB: ${JSON.stringify(extras.ttfb)}`)
     console.log(`gateway RSS: ${(before / 1048576).toFixed(1)} MiB before, ${(halfway / 1048576).toFixed(1)} MiB after ${DISTINCT_URLS / 2} distinct URLs, ${(after / 1048576).toFixed(1)} MiB after ${DISTINCT_URLS}`)

@@ -10,6 +10,8 @@ import { transformSync } from 'esbuild'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const CLIENT_ENTRY = 'renderer/client/entry.tsx'
+/** Craft's live preview's own entry (iframe-resizer's child, the kept scroll position): named by a page only in live preview. */
+const LIVE_PREVIEW_ENTRY = 'renderer/client/live-preview.ts'
 const BROWSERS = ['chrome100', 'firefox100', 'safari15']
 
 const mode = (dev) => (dev ? '"development"' : '"production"')
@@ -58,7 +60,7 @@ const COMPILE_EAGERLY = '//# allFunctionsCalledOnLoad'
 export function clientBuildOptions({ dev, outdir }) {
   return {
     absWorkingDir: ROOT,
-    entryPoints: { app: join(ROOT, CLIENT_ENTRY) },
+    entryPoints: { app: join(ROOT, CLIENT_ENTRY), 'live-preview': join(ROOT, LIVE_PREVIEW_ENTRY) },
     outdir,
     bundle: true,
     splitting: true,
@@ -89,13 +91,15 @@ export function writeAssets(outdir, clientMetafile, { id, compress, minify = fal
   const clientDir = join(outdir, 'client')
   const entry = Object.entries(clientMetafile.outputs).find(([, output]) => output.entryPoint?.endsWith(CLIENT_ENTRY))
   if (!entry) throw new Error('the client entry was not built')
+  const livePreview = Object.entries(clientMetafile.outputs).find(([, output]) => output.entryPoint?.endsWith(LIVE_PREVIEW_ENTRY))
+  if (!livePreview) throw new Error('the live preview entry was not built')
   writeFileSync(join(outdir, 'client-meta.json'), JSON.stringify(clientMetafile))
 
   const source = readFileSync(join(ROOT, 'public/styles.css'), 'utf8')
   const styles = minify ? transformSync(source, { loader: 'css', minify: true, target: BROWSERS, logLevel: 'warning' }).code : source
   const stylesheet = `styles-${createHash('sha256').update(styles).digest('hex').slice(0, 10)}.css`
   writeFileSync(join(clientDir, stylesheet), styles)
-  const assets = { stylesheet: `/assets/${stylesheet}`, client: `/assets/${entry[0].split('/').pop()}` }
+  const assets = { stylesheet: `/assets/${stylesheet}`, client: `/assets/${entry[0].split('/').pop()}`, livePreview: `/assets/${livePreview[0].split('/').pop()}` }
 
   if (compress) {
     for (const name of readdirSync(clientDir)) {

@@ -1,17 +1,17 @@
-// The README's table of what a real Craft must have for this site, made from
+// docs/craft.md's table of what a real Craft must have for this site, made from
 // the route table, the documents and the content model, so it cannot drift
 // from the code. Run with tsx (`npm run craft-model`):
 //   (no flag)      print the table
 //   --write FILE   put it into FILE between the markers
 //   --check FILE   exit 1 when FILE's table is not the one the code makes
-import { readFileSync, writeFileSync } from 'node:fs'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { createContentModel } from '../shared/content-model.ts'
 import { entryTypeName, globalSetTypeName, assetTypeName } from '../shared/craft-naming.ts'
 import { createOperations } from '../shared/operations.ts'
 import { createRouteTable } from '../shared/routes.ts'
+import { runGeneratedSection } from './generated-section.mjs'
 
-const BEGIN = '<!-- BEGIN CRAFT MODEL (npm run craft-model -- --write README.md) -->'
+const BEGIN = '<!-- BEGIN CRAFT MODEL (npm run craft-model -- --write docs/craft.md) -->'
 const END = '<!-- END CRAFT MODEL -->'
 const KIND = {
   plainText: 'Plain Text',
@@ -70,21 +70,4 @@ export function craftModelTable(product = DEFAULT_SITE_HANDLE) {
   ].join('\n')
 }
 
-const [flag, file] = process.argv.slice(2)
-if (flag === '--write' || flag === '--check') {
-  const text = readFileSync(file, 'utf8')
-  const start = text.indexOf(BEGIN)
-  const end = text.indexOf(END)
-  if (start === -1 || end === -1) {
-    console.error(`${file}: no markers ${BEGIN} … ${END}`)
-    process.exit(1)
-  }
-  const updated = `${text.slice(0, start)}${craftModelTable()}${text.slice(end + END.length)}`
-  if (flag === '--write') writeFileSync(file, updated)
-  else if (updated !== text) {
-    console.error(`${file}: the table of the Craft model is out of date; run npm run craft-model -- --write ${file}`)
-    process.exit(1)
-  }
-} else if (flag === undefined) {
-  console.log(craftModelTable())
-}
+runGeneratedSection({ begin: BEGIN, end: END, make: () => craftModelTable(), what: 'the table of the Craft model', command: 'npm run craft-model' })

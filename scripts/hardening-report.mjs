@@ -11,6 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { apiMemoryRows, measureApiMemory } from './hardening/api-memory.mjs'
 import { floodLatencyRows, measureFloodLatency } from './hardening/flood-latency.mjs'
 import { junkTokensRows, measureJunkTokens } from './hardening/junk-tokens.mjs'
+import { measureMissFlood, missFloodRows } from './hardening/miss-flood.mjs'
 import { measurePurgeRenders, purgeRendersRows } from './hardening/purge-renders.mjs'
 import { measureReadinessProbes, readinessProbesRows } from './hardening/readiness-probes.mjs'
 import { measureRedisPause, redisPauseRows } from './hardening/redis-pause.mjs'
@@ -30,6 +31,7 @@ const measurements = [
   { name: 'sockets', about: 'tokenless /cms/live sockets held, direct and through nginx', run: measureSockets, rows: socketsRows },
   { name: 'redis', about: 'slowest page after a Redis pause', run: measureRedisPause, rows: redisPauseRows },
   { name: 'flood', about: "a visitor's p99 during a 404 flood over alone", run: measureFloodLatency, rows: floodLatencyRows },
+  { name: 'missflood', about: "a visitor's p99 and the event-loop lag during a miss flood from 200 addresses over alone", run: () => measureMissFlood(), rows: missFloodRows },
   { name: 'purge', about: 'renders per page after a purge under 50 concurrent visitors', run: measurePurgeRenders, rows: purgeRendersRows },
 ]
 

@@ -7,7 +7,7 @@
 //
 //   --runs=N   N runs a page, reporting Lighthouse's median run (closest to the
 //              median FCP and TTI); a loaded machine moves the performance score
-//              of a single run by several points (docs/performance.md).
+//              of a single run by several points (docs/performance-history.md).
 //
 // Each page is requested until the page cache holds it before it is measured:
 // what visitors get nearly always. A run Lighthouse could not record (a trace

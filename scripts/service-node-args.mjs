@@ -21,5 +21,5 @@
 // full one), at 1,290-1,360 pages a second against 1,660 without the reducer
 // (0.09 and then no mark-compacts). Without it an idle process keeps the heap
 // it last needed, which the caches' bounds already limit: steady memory, no
-// slow minutes after a quiet spell. Figures: docs/performance.md, issue 17.
+// slow minutes after a quiet spell. Figures: docs/performance-history.md, issue 17.
 export const SERVICE_NODE_ARGS = Object.freeze(['--enable-source-maps', '--max-semi-space-size=32', '--no-memory-reducer'])

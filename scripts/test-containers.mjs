@@ -13,7 +13,7 @@
 //      pages only, served STALE: their p99);
 //   5. from a throwaway container on each network: which of lb:80, gateway:3000, gateway:3100, renderer:3001
 //      and redis:6379 answer.
-// Exit code 0 when no request failed and the reachability is as the README says. KEEP_STACK=1 leaves it running.
+// Exit code 0 when no request failed and the reachability is as docs/operations.md says. KEEP_STACK=1 leaves it running.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'

@@ -21,6 +21,12 @@ export const CRAFT_TOKEN_HEADER = 'x-craft-token'
 export const PREVIEW_QUERY_PARAMS = ['x-craft-preview', 'x-craft-live-preview'] as const
 export const PREVIEW_TOKEN_QUERY_PARAM = 'token'
 /**
+ * Marks a request as Craft's live preview when a proxy or a headless front
+ * end passes it on as a header (Craft's own iframe has it in the query): the
+ * gateway hands it to the renderer in previews only, signed.
+ */
+export const LIVE_PREVIEW_HEADER = 'x-craft-live-preview'
+/**
  * Craft's rule for a token (craftcms/cms src/web/Request.php, `_findToken`):
  * one with any other character is a 400 before any GraphQL runs.
  */

@@ -7,7 +7,7 @@ export const RESERVED_FIELD_HANDLES: ReadonlySet<string> = new Set(['author', 'a
 /**
  * The Craft content model the site expects: sections with their entry types
  * and custom fields, and one global set. The embedded CMS serves it, the
- * conformance test builds Craft's schemas from it, and the README's table of
+ * conformance test builds Craft's schemas from it, and docs/craft.md's table of
  * what a real Craft must have is made from it. No custom field is named after
  * a native one (`author`, `section`, `type`): Craft refuses those.
  */

@@ -13,8 +13,10 @@ export interface EntryBase {
   typeHandle: string
   /** Craft's element status: `live` for published content; a preview may show `disabled` or `pending` entries. */
   status: string | null
-  /** A draft shown in a preview. */
+  /** A draft shown in a preview (a provisional draft, auto-saved changes, too). */
   isDraft: boolean | null
+  /** Set when a preview shows a revision (an older version) of the entry. */
+  revisionId: number | null
 }
 
 /** Craft's own user, e.g. an entry's `author`. */

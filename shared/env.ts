@@ -1,9 +1,13 @@
 /**
  * Small readers for environment variables. Each service's config module is
  * the only caller; a bad value stops the service at start with a message that
- * names the variable.
+ * names the variable. Every reader takes the setting's documentation
+ * (SettingDoc), from which docs/configuration.md is generated.
  */
 import { readFileSync } from 'node:fs'
+import { recordSetting, type SettingDoc } from './setting-docs.ts'
+
+export type { SettingDoc } from './setting-docs.ts'
 
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -16,13 +20,17 @@ function raw(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value
 }
 
-export function readString(env: Env, name: string, fallback: string, pattern?: RegExp): string {
+const code = (value: string | number | boolean | RegExp): string => `\`${String(value)}\``
+
+export function readString(env: Env, name: string, fallback: string, doc: SettingDoc, pattern?: RegExp): string {
+  recordSetting(name, code(fallback), pattern ? `matching ${code(pattern)}` : 'text', doc)
   const value = raw(env, name) ?? fallback
   if (pattern && !pattern.test(value)) throw new ConfigError(`${name}="${value}" is invalid: expected ${pattern}`)
   return value
 }
 
-export function readOptionalString(env: Env, name: string): string | undefined {
+export function readOptionalString(env: Env, name: string, doc: SettingDoc): string | undefined {
+  recordSetting(name, 'unset', 'text', doc)
   return raw(env, name)
 }
 
@@ -31,7 +39,12 @@ export function readOptionalString(env: Env, name: string): string | undefined {
  * content without the trailing line break), or undefined when neither is set. Both set, an unreadable file or
  * a secret too short to resist guessing stops the service.
  */
-export function readOptionalSecret(env: Env, name: string, minLength: number): string | undefined {
+export function readOptionalSecret(env: Env, name: string, minLength: number, doc: SettingDoc): string | undefined {
+  recordSetting(name, 'unset', minLength > 1 ? `at least ${minLength} characters` : 'not empty', doc)
+  recordSetting(`${name}_FILE`, 'unset', 'a readable file', {
+    subject: doc.subject,
+    meaning: `a file holding \`${name}\` (a Docker or Swarm secret under \`/run/secrets\`), without its trailing line break; an empty file counts as unset. Set one of the two`,
+  })
   const file = raw(env, `${name}_FILE`)
   if (file !== undefined && raw(env, name) !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set: set one`)
   const value = file === undefined ? raw(env, name) : readSecretFile(`${name}_FILE`, file)
@@ -54,13 +67,14 @@ function readSecretFile(name: string, path: string): string | undefined {
  * A secret that must be set when `requiredBy` (a boolean variable, e.g. REQUIRE_RENDER_SECRET, which the image
  * sets) is true; otherwise as readOptionalSecret.
  */
-export function readSecret(env: Env, name: string, minLength: number, requiredBy: string): string | undefined {
-  const value = readOptionalSecret(env, name, minLength)
-  if (value === undefined && readBoolean(env, requiredBy, false)) throw new ConfigError(`${name} (or ${name}_FILE) is required: ${requiredBy} is set`)
+export function readSecret(env: Env, name: string, minLength: number, doc: SettingDoc, requiredBy: string, requiredByDoc: SettingDoc): string | undefined {
+  const value = readOptionalSecret(env, name, minLength, doc)
+  if (value === undefined && readBoolean(env, requiredBy, false, requiredByDoc)) throw new ConfigError(`${name} (or ${name}_FILE) is required: ${requiredBy} is set`)
   return value
 }
 
-export function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+export function readInteger(env: Env, name: string, fallback: number, min: number, max: number, doc: SettingDoc): number {
+  recordSetting(name, code(fallback), `${code(min)}–${code(max)}`, doc)
   const value = raw(env, name)
   if (value === undefined) return fallback
   if (!/^-?[0-9]+$/.test(value)) throw new ConfigError(`${name}="${value}" is not a whole number`)
@@ -69,7 +83,8 @@ export function readInteger(env: Env, name: string, fallback: number, min: numbe
   return number
 }
 
-export function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+export function readBoolean(env: Env, name: string, fallback: boolean, doc: SettingDoc): boolean {
+  recordSetting(name, code(fallback), '`true` / `false`', doc)
   const value = raw(env, name)?.toLowerCase()
   if (value === undefined) return fallback
   if (['1', 'true', 'yes', 'on'].includes(value)) return true
@@ -88,17 +103,20 @@ function checkUrl(name: string, value: string): URL {
   return url
 }
 
-export function readUrl(env: Env, name: string, fallback: string): URL {
+export function readUrl(env: Env, name: string, fallback: string, doc: SettingDoc): URL {
+  recordSetting(name, code(fallback), 'an http(s) URL', doc)
   return checkUrl(name, raw(env, name) ?? fallback)
 }
 
-export function readOptionalUrl(env: Env, name: string): URL | undefined {
+export function readOptionalUrl(env: Env, name: string, doc: SettingDoc): URL | undefined {
+  recordSetting(name, 'unset', 'an http(s) URL', doc)
   const value = raw(env, name)
   return value === undefined ? undefined : checkUrl(name, value)
 }
 
 /** A WebSocket address (ws: or wss:, or a path on the site such as /cms/live), or undefined. */
-export function readOptionalWsUrl(env: Env, name: string): string | undefined {
+export function readOptionalWsUrl(env: Env, name: string, doc: SettingDoc): string | undefined {
+  recordSetting(name, 'unset', 'a ws(s):// URL or a path on the site', doc)
   const value = raw(env, name)
   if (value === undefined) return undefined
   if (value.startsWith('/') && !value.startsWith('//')) return value
@@ -112,7 +130,8 @@ export function readOptionalWsUrl(env: Env, name: string): string | undefined {
   return value
 }
 
-export function readUrlList(env: Env, name: string, fallback: string): URL[] {
+export function readUrlList(env: Env, name: string, fallback: string, doc: SettingDoc): URL[] {
+  recordSetting(name, code(fallback), 'http(s) URLs, comma-separated', doc)
   const list = (raw(env, name) ?? fallback).split(',').map((part) => part.trim()).filter(Boolean)
   if (list.length === 0) throw new ConfigError(`${name} is empty`)
   return list.map((value) => checkUrl(name, value))
@@ -122,6 +141,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export function readLogLevel(env: Env, fallback: LogLevel = 'info'): LogLevel {
+  recordSetting('LOG_LEVEL', code(fallback), LOG_LEVELS.map(code).join(', '), {
+    subject: 'logging',
+    meaning: 'the least severe log lines written; the `/healthz`, `/readyz` and `/metrics` probes are logged at `debug`',
+  })
   const value = raw(env, 'LOG_LEVEL') ?? fallback
   if (!(LOG_LEVELS as readonly string[]).includes(value)) {
     throw new ConfigError(`LOG_LEVEL="${value}" is not one of ${LOG_LEVELS.join(', ')}`)
@@ -134,6 +157,10 @@ export type LogFormat = (typeof LOG_FORMATS)[number]
 
 /** LOG_FORMAT: json or pretty; unset, pretty lines in a terminal and JSON lines anywhere else. */
 export function readLogFormat(env: Env, terminal: boolean): LogFormat {
+  recordSetting('LOG_FORMAT', '`pretty` in a terminal, else `json`', LOG_FORMATS.map(code).join(', '), {
+    subject: 'logging',
+    meaning: '`pretty`: one short coloured line per request (pino-pretty); `json`: pino JSON lines for a log collector (the image sets `json`)',
+  })
   const value = raw(env, 'LOG_FORMAT')?.toLowerCase()
   if (value === undefined) return terminal ? 'pretty' : 'json'
   if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new ConfigError(`LOG_FORMAT="${value}" is not one of ${LOG_FORMATS.join(', ')}`)

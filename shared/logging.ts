@@ -14,9 +14,48 @@ declare module 'fastify' {
 /** The route options of a probe's route. */
 export const PROBE_ROUTE = { config: { probe: true } }
 
-/** Tokens never reach a log line: cut from URLs, and their headers redacted. */
+/** How much of a request's address a log line keeps: a long address costs its sender, not the disk (its length is logged beside). */
+export const LOGGED_URL_PREFIX = 200
+
+const REDACTED = '[Redacted]'
+
+/** A query parameter's name as the query parser reads it (`%74oken` is `token`); undefined when it does not decode. */
+function decodedName(name: string): string | undefined {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Tokens never reach a log line: the value of every query parameter that
+ * reads as `token`, whatever the encoding of its name, is replaced (one whose
+ * name does not decode too: it may read as `token` to some parser).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(new RegExp(`([?&]${PREVIEW_TOKEN_QUERY_PARAM}=)[^&#]*`, 'g'), '$1[Redacted]')
+  const cut = url.indexOf('?')
+  if (cut === -1) return url
+  const pairs = url.slice(cut + 1).split('&')
+  let changed = false
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i] as string
+    const equals = pair.indexOf('=')
+    if (equals === -1) continue
+    const name = decodedName(pair.slice(0, equals))
+    if (name !== undefined && name !== PREVIEW_TOKEN_QUERY_PARAM) continue
+    pairs[i] = `${pair.slice(0, equals + 1)}${REDACTED}`
+    changed = true
+  }
+  return changed ? `${url.slice(0, cut + 1)}${pairs.join('&')}` : url
+}
+
+/** A request's address as a log line shows it: its first LOGGED_URL_PREFIX characters, tokens redacted, and its length when it was cut. */
+export function loggedRequest(request: { method: string; url: string }): { method: string; url: string; urlLength?: number } {
+  const { method, url } = request
+  // Cut before redacting: a token cut short is still all redacted (it runs to the end), and nothing past the prefix is read.
+  if (url.length <= LOGGED_URL_PREFIX) return { method, url: redactUrl(url) }
+  return { method, url: redactUrl(url.slice(0, LOGGED_URL_PREFIX)), urlLength: url.length }
 }
 
 export const LOG_REDACT_PATHS = [
@@ -48,9 +87,9 @@ export interface CompletedRequest {
 
 /**
  * Fastify's request lines, one per answered request: 'request completed' with
- * the method, address, status, X-Cache and time. In JSON 'incoming request'
- * stays beside it (tests and tools follow a request by it); in a terminal it
- * is debug. Probes' lines are debug in both.
+ * the method, address (a bounded prefix, shared/logging.ts), status, X-Cache
+ * and time. 'incoming request' is debug (at info it doubled every request's
+ * bytes on disk); probes' lines are debug too.
  */
 export class RequestLogController extends LogController {
   readonly #pretty: boolean
@@ -61,8 +100,7 @@ export class RequestLogController extends LogController {
   }
 
   override incomingRequest(request: FastifyRequest): void {
-    if (this.#pretty || isProbe(request)) request.log.debug({ req: request }, 'incoming request')
-    else request.log.info({ req: request }, 'incoming request')
+    request.log.debug({ req: request }, 'incoming request')
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -135,7 +173,7 @@ export function loggingOptions(settings: LogSettings, stream?: NodeJS.WritableSt
       level: settings.level,
       redact: { paths: LOG_REDACT_PATHS, censor: '[Redacted]' },
       serializers: {
-        req: (request: { method: string; url: string }) => ({ method: request.method, url: redactUrl(request.url) }),
+        req: loggedRequest,
       },
       ...(stream ? { stream } : format === 'pretty' ? { transport: prettyTransport() } : {}),
     },

@@ -48,8 +48,15 @@ export function singlePageOperation(template: string): SinglePageOperationName {
   return `${name.charAt(0).toUpperCase()}${name.slice(1)}Page` as SinglePageOperationName
 }
 
-/** `status` and `isDraft` tell a preview that shows a draft or an unpublished entry from one that shows only live content. */
-const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri postDate dateUpdated sectionHandle typeHandle status isDraft }`
+/**
+ * `status`, `isDraft` and `revisionId` tell a preview that shows a draft, an
+ * unpublished entry or an older version from one that shows only the
+ * published content (preview-bar.tsx). Both majors have them on
+ * EntryInterface. Craft's `isDraft` is `draftId !== null`, so it covers
+ * provisional drafts (auto-saved changes) too; `isProvisionalDraft` is no
+ * GraphQL field in either major.
+ */
+const ENTRY_BASE = `fragment EntryBase on EntryInterface { id title slug uri postDate dateUpdated sectionHandle typeHandle status isDraft revisionId }`
 /**
  * `shareUrl`: a raster transform of the share size, for og:image and JSON-LD
  * (the original upload may be an SVG or a multi-megabyte photo).

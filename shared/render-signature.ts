@@ -1,5 +1,20 @@
 import { type KeyObject, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto'
-import { CRAFT_TOKEN_HEADER, RENDER_SIGNATURE_HEADER } from './constants.ts'
+import { CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, RENDER_SIGNATURE_HEADER } from './constants.ts'
+import { type Env, readSecret } from './env.ts'
+import type { SettingDoc } from './setting-docs.ts'
+
+/**
+ * RENDER_SECRET (or RENDER_SECRET_FILE), required when REQUIRE_RENDER_SECRET
+ * is true; both services read it with their own documentation of it.
+ */
+export function readRenderSecret(env: Env, doc: SettingDoc): string | undefined {
+  return readSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH, doc, 'REQUIRE_RENDER_SECRET', {
+    subject: doc.subject,
+    meaning:
+      '`true`: without `RENDER_SECRET` or `RENDER_SECRET_FILE` the service exits with code 2 (configuration error) instead of rendering unsigned. The image sets it; `npm start`, `npm run dev` and the tests do not need it (`npm start` makes its own secret)',
+    default: '`false` (the image: `true`)',
+  })
+}
 
 /** When the gateway signed a render request, in milliseconds since the epoch: the renderer refuses one signed too long ago. */
 export const RENDER_SIGNED_AT_HEADER = 'x-render-signed-at'
@@ -9,11 +24,12 @@ export const RENDER_NONCE_HEADER = 'x-render-nonce'
 /**
  * The headers a render request is signed with: its time and nonce, and every
  * header the renderer reads to decide what it renders (the body's type, the
- * user agent that makes a crawler's page, the preview token). A header the
+ * user agent that makes a crawler's page, the preview token, live preview's
+ * mark). A header the
  * renderer comes to read must be added here. `x-request-id` only names the
  * request in logs, and `accept` and `host` are not read.
  */
-export const RENDER_SIGNED_HEADERS = [RENDER_SIGNED_AT_HEADER, RENDER_NONCE_HEADER, 'content-type', 'user-agent', CRAFT_TOKEN_HEADER] as const
+export const RENDER_SIGNED_HEADERS = [RENDER_SIGNED_AT_HEADER, RENDER_NONCE_HEADER, 'content-type', 'user-agent', CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER] as const
 
 /** Headers as Node and undici hold them. */
 export type HeaderValues = Readonly<Record<string, string | readonly string[] | number | undefined>>

@@ -78,7 +78,8 @@ t.test('every interface field the documents select is in Craft’s interface tab
       for (const document of Object.values(createOperations(site, version))) for (const field of interfaceSelections(schema, document)) selected.add(field)
     }
   }
-  for (const expected of ['EntryInterface.typeHandle', 'EntryInterface.author', 'UserInterface.fullName', 'AssetInterface.srcset', 'AssetInterface.alt']) {
+  // isDraft, revisionId and status: what a preview shows (renderer/preview-bar.tsx), documented in both majors.
+  for (const expected of ['EntryInterface.typeHandle', 'EntryInterface.author', 'UserInterface.fullName', 'AssetInterface.srcset', 'AssetInterface.alt', 'EntryInterface.isDraft', 'EntryInterface.revisionId', 'EntryInterface.status']) {
     t.ok(selected.has(expected), `the walk sees ${expected}`)
   }
   for (const field of [...selected].sort()) {

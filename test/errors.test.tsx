@@ -8,7 +8,7 @@ import { loadGatewayConfig } from '../gateway/config.ts'
 import { ErrorPage } from '../renderer/components/error-page.tsx'
 import { type PagePayload, errorPayload } from '../shared/payload.ts'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
-import { h1Of } from './helpers/html.ts'
+import { documentTitleOf, h1Of } from './helpers/html.ts'
 import { freePort } from './helpers/ports.ts'
 import { startSystem } from './helpers/system.ts'
 
@@ -88,6 +88,7 @@ t.test('no notFound entry in the CMS: the fixed Dutch heading', async (t) => {
   const page = await get(`${system.url}/nergens`)
   t.equal(page.status, 404)
   t.equal(h1Of(page.html), '404 - Pagina niet gevonden')
+  t.equal(documentTitleOf(page.html)?.split(' | ')[0], '404 - Pagina niet gevonden', "the document's title too, before the brand")
 })
 
 t.test('the error page: generic heading, the message only for 500', async (t) => {

@@ -18,7 +18,7 @@ const SHORT_TTLS = { CACHE_TTL_MS: '100', CACHE_SWR_MS: '0', PAGE_CACHE_TTL_MS: 
 
 async function faultySystem(t: Test, env: Record<string, string> = {}, tweak?: Parameters<typeof startSystem>[1]): Promise<{ system: System; upstream: FaultUpstream }> {
   const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, ...env }, tweak)
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, LOG_LEVEL: 'debug', ...env }, tweak)
   t.teardown(async () => {
     await system.close()
     await upstream.close()

@@ -142,7 +142,17 @@ t.test('anywhere else: JSON lines with the request id, the request and its answe
     cache: answer.cache,
     responseTime: Number,
   })
-  t.ok(parsed.some((line) => line.requestId === 'json-token-1' && line.msg === 'incoming request'), 'the incoming request line as before')
+  t.equal(parsed.filter((line) => line.requestId === 'json-token-1' && line.listener === undefined).length, 1, 'one line per request: no incoming request line at info')
+  // The key in another encoding reads as `token` to the query parser: redacted as well.
+  await get(`${services.url}/over-ons?%74oken=${SECRET_TOKEN}&tok%65n=${SECRET_TOKEN}`, 'json-token-2')
+  // A long address costs its sender, not the disk: a prefix and its length, on a cache hit too.
+  const longPath = `/over-ons?q=${'x'.repeat(7000)}`
+  await get(`${services.url}${longPath}`, 'json-long-1')
+  const longLines = await Promise.all(['json-token-2', 'json-long-1'].map((id) => lineSeen(services.gateway, (line) => line.includes(`"${id}"`) && line.includes('request completed') && publicPort(line))))
+  const long = lines(services.gateway).filter((line) => line.includes('"json-long-1"'))
+  t.equal(long.length, 1, 'the long address: one line')
+  t.ok(Buffer.byteLength(long.join('\n')) < 600, `the long address: a short line (${Buffer.byteLength(long.join('\n'))} bytes for a ${longPath.length}-character address)`)
+  t.match(JSON.parse(longLines[1] ?? '{}'), { req: { url: longPath.slice(0, 200), urlLength: longPath.length } })
   const all = [...lines(services.gateway), ...lines(services.renderer)]
   for (const line of lines(services.renderer)) JSON.parse(line)
   t.notOk(all.some((line) => line.includes(SECRET_TOKEN)), 'the token is nowhere')

@@ -8,7 +8,7 @@ import { DEFAULT_SITE_HANDLE as P } from '../shared/constants.ts'
 import { FIXED_ARTICLES, FIXED_JOB_PAGES, FIXED_SERVICE_PAGES } from '../shared/routes.ts'
 import { withProduct } from '../shared/sections.ts'
 import { shippedContent, slugsOf, titleOf } from './helpers/content.ts'
-import { h1Of } from './helpers/html.ts'
+import { documentTitleOf, h1Of } from './helpers/html.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
@@ -129,6 +129,7 @@ t.test('unknown path: 404 with the notFound entry', async (t) => {
   const page = await get('/bestaat-niet?x=1')
   t.equal(page.status, 404)
   t.equal(h1Of(page.html), titleOf(store, 'notFound'))
+  t.equal(documentTitleOf(page.html)?.split(' | ')[0], titleOf(store, 'notFound'), "the document's title is the entry's title, before the brand")
   t.match(page.html, /class="rich-text"/, 'the entry text follows the heading')
   t.match(page.html, /loading-bar loading-bar--error[^>]*background-color:#0072e3/, 'error page loading bar colour')
   t.match(page.html, /<meta name="robots" content="noindex"/)
@@ -163,6 +164,22 @@ t.test('a trailing slash redirects to the canonical path, never off-site', async
   t.equal(sneaky.statusCode, 400, 'a path that reads as another host is refused')
   t.equal(sneaky.headers.location, undefined)
   await sneaky.body.dump()
+})
+
+t.test('an encoded trailing slash never redirects to itself: it goes to the path without it, or is no page', async (t) => {
+  for (const [path, location] of [
+    ['/over-ons%2F', '/over-ons'],
+    ['/%2F', '/'],
+    ['/over-ons/%2F', '/over-ons'],
+    ['/bestaat-niet%2F%2F', '/bestaat-niet'],
+    ['/actueel%2F?pagina=2', '/actueel?pagina=2'],
+    ['/%2F%2Fevil.example%2F', '/evil.example'],
+  ] as const) {
+    const answer = await request(`${system.url}${path}`)
+    await answer.body.dump()
+    t.not(answer.headers.location, path, `${path}: not to itself`)
+    t.same([answer.statusCode, answer.headers.location], [301, location], `${path} -> ${location}`)
+  }
 })
 
 t.test('a path that reads as another host never makes the gateway fetch from it', async (t) => {

@@ -9,7 +9,7 @@ import { RenderSigner } from '../shared/render-signature.ts'
 import { signedHeaders } from './helpers/render-signing.ts'
 import { startSystem } from './helpers/system.ts'
 
-const system = await startSystem({ PAGE_CACHE: 'false' })
+const system = await startSystem({ PAGE_CACHE: 'false', LOG_LEVEL: 'debug' })
 t.teardown(() => system.close())
 
 const signer = new RenderSigner(system.renderSecret ?? '')
@@ -23,7 +23,7 @@ function postRender(path: string, body: string, headers: Record<string, string> 
   })
 }
 
-/** Paths the gateway was asked for under one request id (the renderer passes the page's id on). */
+/** Paths the gateway was asked for under one request id (the renderer passes the page's id on): its 'incoming request' lines, at debug. */
 function gatewayPathsOf(requestId: string): string[] {
   return system.gatewayLogs.lines
     .filter((line) => line.requestId === requestId && line.msg === 'incoming request')
@@ -138,7 +138,7 @@ t.test('payload JSON from the memo: the same value as JSON.stringify, serialised
 })
 
 t.test('RENDER_WITH_PAYLOAD=false: the renderer fetches the payload itself, as renderers before the hand-over did', async (t) => {
-  const fetching = await startSystem({ PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false' })
+  const fetching = await startSystem({ PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false', LOG_LEVEL: 'debug' })
   t.teardown(() => fetching.close())
   const response = await request(`${fetching.url}/over-ons`, { headers: { [REQUEST_ID_HEADER]: 'fetching-about-1' } })
   const html = await response.body.text()

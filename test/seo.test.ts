@@ -170,9 +170,11 @@ t.test('robots.txt points to the sitemap and keeps previews out', async (t) => {
   const robots = await get('/robots.txt')
   t.equal(robots.status, 200)
   t.match(robots.html, `Sitemap: ${SITE}/sitemap.xml`)
-  t.match(robots.html, 'Disallow: /*x-craft-preview')
-  t.match(robots.html, 'Disallow: /*x-craft-live-preview')
-  t.match(robots.html, 'Disallow: /api')
+  // Every line the README promises (previews, preview tokens in any position, /api and /cms/), and no other.
+  t.same(
+    robots.html.split('\n').filter((line) => line.startsWith('Disallow:')).sort(),
+    ['Disallow: /*token=', 'Disallow: /*x-craft-live-preview', 'Disallow: /*x-craft-preview', 'Disallow: /api', 'Disallow: /cms/'],
+  )
 })
 
 t.test('preview responses and error pages are noindex', async (t) => {

@@ -62,6 +62,9 @@ function entryBaseFields(version: CraftVersion): string {
   enabled: Boolean
   status: String
   isDraft: Boolean
+  draftId: Int
+  isRevision: Boolean
+  revisionId: Int
   authorId: Int
   author: UserInterface${version === 5 ? '\n  authorIds: [Int]\n  authors: [UserInterface]' : ''}`
 }
@@ -248,6 +251,16 @@ type Query {
     }
   }
 
+  // A draft's row number in Craft's `drafts` table: one per draft object, stable while the content is loaded.
+  const draftIds = new WeakMap<StoredEntry, number>()
+  let nextDraftId = 1
+  const draftIdOf = (entry: StoredEntry): number => {
+    const known = draftIds.get(entry)
+    if (known !== undefined) return known
+    const next = nextDraftId++
+    draftIds.set(entry, next)
+    return next
+  }
   const entryBase: Record<string, GraphQLFieldResolver<StoredEntry, CmsContext>> = {
     uid: (entry) => `uid-${entry.id}`,
     url: (entry) => siteUrl(entry),
@@ -255,6 +268,10 @@ type Query {
     typeHandle: (entry) => entry.type,
     status: (entry) => entryStatus(entry, Date.now()),
     isDraft: (entry) => store.isDraft(entry),
+    // Craft's isDraft is `draftId !== null` (provisional drafts included); the embedded content keeps no revisions.
+    draftId: (entry) => (store.isDraft(entry) ? draftIdOf(entry) : null),
+    isRevision: () => false,
+    revisionId: () => null,
     authorId: (entry) => (entry.authorIds?.[0] === undefined ? null : Number(entry.authorIds[0])),
     author: (entry) => store.usersByIds(entry.authorIds)[0] ?? null,
     authorIds: (entry) => (entry.authorIds ?? []).map(Number),

@@ -6,7 +6,7 @@ import type { RedirectRule } from '../../shared/build-meta.ts'
 import { ConfigError } from '../../shared/env.ts'
 
 const STATUS_CODES = new Set([301, 302])
-const SITE_PATH = /^\/(?!\/)[^\s?#]*$/
+const SITE_PATH = /^\/(?![/\\])[^\s?#]*$/
 
 /** A redirect target: a site path, or an absolute http(s) address. */
 function validTarget(target: string): boolean {

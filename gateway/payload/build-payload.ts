@@ -1,4 +1,5 @@
 import { ARTICLES_PER_PAGE, invalidRouteMessage, notFoundMessage } from '../../shared/constants.ts'
+import { showsPreviewEntry } from '../../shared/preview-entries.ts'
 import type { NotFoundEntry } from '../../shared/content-types.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
 import { type LoaderSpec, PAGE_QUERY_PARAM, type RouteTable, type ScreenName, parsePageParam } from '../../shared/routes.ts'
@@ -35,8 +36,8 @@ export interface BuiltPayload {
   /** Sections and `entry:<id>` of the answers the payload was built from; empty for errors (a 404's are its layout's and the notFound entry's). */
   tags: readonly string[]
   /**
-   * Whether some entry anywhere in the payload is a draft or not live (`isDraft`,
-   * `status`): what a preview token changes that the gateway can see. Looked
+   * Whether some entry anywhere in the payload is a draft, a revision or not
+   * live (shared/preview-entries.ts): what a preview token changes that the gateway can see. Looked
    * for only in previews; false otherwise and for failures.
    */
   showsPreview: boolean
@@ -46,15 +47,6 @@ export interface BuiltPayload {
    * build the same payload (RenderBodyMemo reuses a page's render on that).
    */
   sources?: { keys: string[]; answers: UpstreamAnswer[] }
-}
-
-/** Whether a value holds an entry that is a draft or whose status is not `live` (every document selects both on every entry). */
-export function showsPreviewEntry(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(showsPreviewEntry)
-  if (value === null || typeof value !== 'object') return false
-  const record = value as Record<string, unknown>
-  if (typeof record.isDraft === 'boolean' && (record.isDraft || (typeof record.status === 'string' && record.status !== 'live'))) return true
-  return Object.values(record).some(showsPreviewEntry)
 }
 
 const STATUS_RANK: Record<CacheStatus, number> = { HIT: 0, STALE: 1, MISS: 2, BYPASS: 3 }

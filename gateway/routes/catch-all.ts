@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
 import { isPayloadUrl } from '../../shared/payload.ts'
+import { localLocation } from '../../shared/local-location.ts'
+import { encodedPath } from '../../shared/page-address.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { BadRequestError } from '../errors.ts'
 import { pageAnswers } from './pages.ts'
@@ -30,8 +32,9 @@ export async function catchAllRoute(app: FastifyInstance): Promise<void> {
     if (!url) throw new BadRequestError('Invalid path')
     if (isPayloadPath(url.path)) return payload(request, reply, url)
     if (url.path.length > 1 && url.path.endsWith('/')) {
-      const target = `/${url.rawPath.split('/').filter(Boolean).join('/')}`
-      return reply.redirect(`${target}${url.search}`, 301)
+      // From the decoded path: `/over-ons%2F` is `/over-ons/`, and goes to `/over-ons`, never to itself.
+      const target = localLocation(`${encodedPath(`/${url.path.split('/').filter(Boolean).join('/')}`)}${url.search}`)
+      if (target !== request.url) return reply.redirect(target, 301)
     }
     return page(request, reply, url)
   })

@@ -1,8 +1,9 @@
 import { type Readable, Transform, pipeline } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
+import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, CSP_NONCE_HEADER, LIVE_PREVIEW_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { RedirectRule } from '../../shared/build-meta.ts'
+import { localLocation } from '../../shared/local-location.ts'
 import { pageAddress, pageKeyOf } from '../../shared/page-address.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { overBudget } from '../admission/admission.ts'
@@ -145,6 +146,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const userAgent = request.headers['user-agent']
     if (userAgent) headers['user-agent'] = userAgent
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
+    // Live preview's mark as a header (a proxy's or a headless front end's): the renderer leaves the bar out and loads live preview's script.
+    if (context.preview && request.headers[LIVE_PREVIEW_HEADER] !== undefined) headers[LIVE_PREVIEW_HEADER] = '1'
     const path = `${url.rawPath}${url.search}`
     visit.shows = undefined
     // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.
@@ -176,10 +179,13 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const atOnce = visit.context.preview ? UNDECIDED : app.redirects.matchAtOnce(visit.url.path)
     const rule = atOnce === UNDECIDED ? await lookUpRedirect(visit) : atOnce
     if (!rule) return false
+    // Decided on what is sent: a path of this site as one `/` and a page, and never the address asked for (a loop).
+    const to = rule.to.startsWith('/') ? localLocation(rule.to) : rule.to
+    if (to === visit.request.url) return false
     abandonRender(visit)
     // A page stored before the rule came is not served past its TTL while the path redirects.
     if (visit.useCache) app.pageCache.drop(visit.cacheKey)
-    visit.reply.redirect(rule.to, rule.statusCode)
+    visit.reply.redirect(to, rule.statusCode)
     return true
   }
 
@@ -533,6 +539,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
     if (visit.context.preview) admitRender(visit)
     if (await redirected(visit)) return reply
+    // A few misses per turn of the loop: the hits that arrive meanwhile are answered between them (admission/loop-turns.ts).
+    const turn = app.missTurns.turn()
+    if (turn !== undefined) await turn
     return answerLive(visit)
   }
 }

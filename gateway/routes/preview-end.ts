@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { PREVIEW_END_PATH, PREVIEW_END_RETURN_PARAM, PRIVATE_NO_STORE } from '../../shared/constants.ts'
 import { pageAddress } from '../../shared/page-address.ts'
 import { type RouteTable, createRouteTable } from '../../shared/routes.ts'
+import { localLocation } from '../../shared/local-location.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { CrossOriginError } from '../errors.ts'
 import { clearTokenCookie } from '../preview/tokens.ts'
@@ -40,12 +41,16 @@ function returnTo(request: FastifyRequest, siteOrigin: string): unknown {
   return (request.query as Record<string, unknown>)[PREVIEW_END_RETURN_PARAM]
 }
 
-/** The live page to go back to: a plain path of this site with only what its route reads (no preview link); the home page otherwise. */
+/**
+ * The live page to go back to: a plain path of this site with only what its
+ * route reads (no preview link); the home page otherwise. Checked as it is
+ * sent: `/%2F%2Fhost` decodes and encodes again as `//host`.
+ */
 function livePage(value: unknown, routes: RouteTable): string {
   const url = typeof value === 'string' ? splitSitePath(value) : undefined
   if (!url) return '/'
   const live = pageAddress(url, routes)
-  return `${live.rawPath}${live.search}`
+  return localLocation(`${live.rawPath}${live.search}`)
 }
 
 /**

@@ -7,7 +7,7 @@ import { CONFIG_SCRIPT_ID, type ClientConfig, readElementJson } from '../documen
  * module preloads, so none waits for the one importing it) and evaluates
  * React. Fetched with the page, they competed with it for the first paint,
  * and a slow phone spent about 100 ms evaluating React DOM before painting
- * (docs/performance.md, issue 15).
+ * (docs/performance-history.md, issue 15).
  */
 function preloadChunks(): void {
   let config: ClientConfig | undefined

@@ -27,7 +27,7 @@ export function keyHistoryEntry(): void {
  * returned-to page is on screen); the app restores a position once that page
  * has rendered. Kept in session storage when the page goes, so a reload and
  * then Back still finds it. react-router's own ScrollRestoration works only
- * with its data router, which costs some 17 KB gzip more (docs/performance.md).
+ * with its data router, which costs some 17 KB gzip more (docs/performance-history.md).
  */
 export class ScrollPositions {
   private readonly positions: Map<string, number>

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react'
+import type { EntryBase } from '../../shared/content-types.ts'
 import { contactParts, phoneText } from '../../shared/contact-links.ts'
+import { isUnpublished, publicationDate } from './format.ts'
 import { SiteLink } from './site-context.tsx'
 
 // How the CMS's content is shown: its rich text, its plain text with contact
@@ -62,4 +64,17 @@ export function Card({
       ) : null}
     </li>
   )
+}
+
+export const NOT_PUBLISHED_TEXT = 'Nog niet gepubliceerd'
+
+/**
+ * An entry's date in a list (the home page's latest news, /actueel): its
+ * publication date, or, in a preview of an entry not published (a draft, a
+ * post date still to come), that it is not, never the date it may get.
+ */
+export function PublishedOn({ entry }: { entry: Pick<EntryBase, 'isDraft' | 'status' | 'postDate'> }) {
+  const published = publicationDate(entry)
+  if (published) return <time dateTime={published.iso}>{published.text}</time>
+  return isUnpublished(entry) ? <>{NOT_PUBLISHED_TEXT}</> : null
 }

@@ -1,3 +1,5 @@
+import type { EntryBase } from '../../shared/content-types.ts'
+
 /**
  * Intl's formatters are made on first use, not when the module loads: every
  * page loads this module, and in the browser a DateTimeFormat costs about
@@ -79,3 +81,25 @@ export function pathOfUri(uri: string | null | undefined): string {
 }
 
 export { phoneText, telHref } from '../../shared/contact-links.ts'
+
+/**
+ * Whether a preview shows an entry as visitors do not see it: a draft
+ * (`isDraft`, of a published entry or of one never published), or an entry
+ * whose status is not `live`. Craft's status of an entry is `live` only when
+ * it is enabled and its post date has come (craftcms/cms Entry::getStatus);
+ * otherwise `disabled`, `pending`, `expired`, or `enabled` without a post date.
+ */
+export function isUnpublished(entry: Pick<EntryBase, 'isDraft' | 'status'>): boolean {
+  return entry.isDraft === true || (entry.status != null && entry.status !== 'live')
+}
+
+/**
+ * The date an entry was published, when it was: an unpublished entry's post
+ * date (none, one an editor set ahead, or the published version's under a
+ * draft) is no publication date of what the page shows.
+ */
+export function publicationDate(entry: Pick<EntryBase, 'isDraft' | 'status' | 'postDate'>): { iso: string; text: string } | undefined {
+  if (isUnpublished(entry) || !entry.postDate) return undefined
+  const text = formatDate(entry.postDate)
+  return text ? { iso: entry.postDate, text } : undefined
+}

@@ -114,7 +114,7 @@ function Footer({ site }: { site: SiteSettings | null }) {
   )
 }
 
-/** Header, main content and footer of every page, the error page included. */
+/** Header, main content and footer of every page, the error page included; the skip link to `#inhoud` comes before it (document.tsx). */
 export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
   const site = useSite()
   const [menuOpen, setMenuOpen] = useState(false)
@@ -134,9 +134,6 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
         }
       }}
     >
-      <a className="skip-link" href="#inhoud">
-        Naar de inhoud
-      </a>
       <LoadingBar error={error} />
       <Header site={site} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} menuButton={menuButton} />
       <DamageAction site={site} />

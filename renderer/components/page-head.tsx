@@ -1,7 +1,7 @@
 import type { SiteSettingsData } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { scriptJson } from '../../shared/script-json.ts'
-import type { PageMeta } from '../app-root.tsx'
+import type { PageMeta } from '../page-meta.ts'
 import { structuredData } from '../structured-data.ts'
 import { FALLBACK_COMPANY_NAME } from './site-context.tsx'
 

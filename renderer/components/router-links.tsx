@@ -71,6 +71,6 @@ function MarkupNavLink({ href, ...rest }: SiteLinkProps) {
  * hydrates with react-router's. On the server a link has nothing to do but be
  * written, and react-router's `<Link>` costs some 15 µs a link to write, a
  * `<NavLink>` more (about 30 on a page: the render took three times as long;
- * docs/performance.md).
+ * docs/performance-history.md).
  */
 export const MARKUP_LINKS: LinkComponents = { Link: (props) => <a {...props} />, NavLink: MarkupNavLink }

@@ -26,7 +26,7 @@ const PlainLink = (props: SiteLinkProps) => <a {...props} />
  * Which components draw links, handed down from the routes rather than
  * imported: the screens are chunks of their own, and a screen that imported
  * react-router would split it off React DOM's chunk into one of its own, and
- * the links into another, 0.9 KB gzip more on a first visit (docs/performance.md).
+ * the links into another, 0.9 KB gzip more on a first visit (docs/performance-history.md).
  */
 export const LinkContext = createContext<LinkComponents>({ Link: PlainLink, NavLink: PlainLink })
 

@@ -1,8 +1,8 @@
 import { Suspense, use } from 'react'
 import type { EntriesData, EntryData, HomePage, LatestArticle } from '../../shared/content-types.ts'
 import { scriptJson } from '../../shared/script-json.ts'
-import { Card, LinkedText, RichText } from '../components/cms-content.tsx'
-import { formatDate, pathOfUri } from '../components/format.ts'
+import { Card, LinkedText, PublishedOn, RichText } from '../components/cms-content.tsx'
+import { pathOfUri } from '../components/format.ts'
 import { DEFERRED_SCRIPT_ID } from '../document-ids.ts'
 import { type DeferredData, type ScreenProps, dataOf, entriesOf } from './types.ts'
 
@@ -12,7 +12,7 @@ function ArticleCards({ articles }: { articles: LatestArticle[] }) {
       {articles.map((article) => (
         <Card key={article.id} title={article.title} href={pathOfUri(article.uri)} intro={article.intro}>
           <p className="meta">
-            <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
+            <PublishedOn entry={article} />
           </p>
         </Card>
       ))}

@@ -1,8 +1,7 @@
 import type { EntryData, Job } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { type Description, DescriptionList } from '../components/contact-details.tsx'
-import { publicationDate } from '../components/draft-marker.tsx'
-import { formatDate, formatSalary } from '../components/format.ts'
+import { formatDate, formatSalary, publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 

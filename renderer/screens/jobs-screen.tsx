@@ -1,7 +1,6 @@
 import type { JobSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
-import { publicationDate } from '../components/draft-marker.tsx'
-import { formatSalary, pathOfUri } from '../components/format.ts'
+import { formatSalary, pathOfUri, publicationDate } from '../components/format.ts'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
 

@@ -1,9 +1,9 @@
 import { ARTICLES_PER_PAGE } from '../../shared/constants.ts'
 import type { ArticleSummary, EntriesData } from '../../shared/content-types.ts'
 import { PAGE_QUERY_PARAM } from '../../shared/routes.ts'
-import { LinkedText } from '../components/cms-content.tsx'
+import { LinkedText, PublishedOn } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
-import { formatDate, pathOfUri } from '../components/format.ts'
+import { pathOfUri } from '../components/format.ts'
 import { SiteLink } from '../components/site-context.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
@@ -47,7 +47,7 @@ export function TopicalScreen({ payload }: ScreenProps) {
                 <SiteLink href={pathOfUri(article.uri)}>{article.title}</SiteLink>
               </h2>
               <p className="meta">
-                <time dateTime={article.postDate ?? undefined}>{formatDate(article.postDate)}</time>
+                <PublishedOn entry={article} />
                 {article.author?.fullName ? ` · ${article.author.fullName}` : ''}
               </p>
               {article.intro ? (

@@ -4,8 +4,7 @@
 // every 10 ms (a steady visitor, not a second load); the flooder asks for
 // unique unknown paths over a few connections, as fast as they answer. Each
 // has its own client address (TRUST_PROXY=1, X-Forwarded-For), as behind nginx.
-import { Agent, request } from 'undici'
-import { load, log, quantile, randomSlug, sleep, startSite, tenths } from './report-kit.mjs'
+import { load, log, randomSlug, startSite, steadyVisitor } from './report-kit.mjs'
 
 const VISIT_MS = 8000
 const VISIT_EVERY_MS = 10
@@ -15,26 +14,7 @@ const PAGE = '/'
 
 
 /** The visitor's requests for VISIT_MS: its latencies' p50, p99 and maximum. */
-async function visit(site) {
-  const agent = new Agent({ connections: 1, headersTimeout: 15_000, bodyTimeout: 15_000 })
-  const statuses = {}
-  const latencies = []
-  const began = performance.now()
-  while (performance.now() - began < VISIT_MS) {
-    const start = performance.now()
-    let status = 'error'
-    try {
-      const response = await request(`${site.url}${PAGE}`, { headers: { 'x-forwarded-for': '198.51.100.5' }, dispatcher: agent })
-      await response.body.dump()
-      status = response.statusCode
-    } catch {}
-    latencies.push(performance.now() - start)
-    statuses[status] = (statuses[status] ?? 0) + 1
-    await sleep(Math.max(0, start + VISIT_EVERY_MS - performance.now()))
-  }
-  await agent.close()
-  return { requests: latencies.length, statuses, p50Ms: tenths(quantile(latencies, 0.5)), p99Ms: tenths(quantile(latencies, 0.99)), maxMs: tenths(Math.max(...latencies)) }
-}
+const visit = (site) => steadyVisitor(site.url, PAGE, VISIT_MS, { everyMs: VISIT_EVERY_MS })
 
 export async function measureFloodLatency() {
   // The visitor's page stays fresh for the whole run: every request of it is a cache hit.

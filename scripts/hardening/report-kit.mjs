@@ -72,11 +72,11 @@ export async function waitFor(url, { anyStatus = false, service } = {}) {
  * gateway is given for the renderer instead (a proxy in front of it).
  * Resolves when the gateway is ready.
  */
-export async function startSite({ gatewayEnv = {}, rendererEnv = {}, rendererVia = (url) => url } = {}) {
+export async function startSite({ gatewayEnv = {}, rendererEnv = {}, rendererVia = (url) => url, gatewayNodeArgs = [] } = {}) {
   const [port, rendererPort, internalPort] = await Promise.all([freePort(), freePort(), freePort()])
   const common = { LOG_LEVEL: 'warn', RENDER_SECRET: randomBytes(24).toString('base64url') }
   const renderer = startService('renderer.js', { ...common, RENDERER_PORT: String(rendererPort), GATEWAY_URL: `http://127.0.0.1:${port}`, ...rendererEnv })
-  const gateway = startService('gateway.js', {
+  const gateway = startProcess(process.execPath, [...gatewayNodeArgs, join(ROOT, 'dist', 'gateway.js')], {
     ...common,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -183,6 +183,32 @@ export async function load(count, concurrency, make, { maxMs = 60_000, until = (
   )
   await agent.close()
   return { sent: next, statuses, seconds: +((performance.now() - began) / 1000).toFixed(1), ...(timed ? { samples } : {}) }
+}
+
+/**
+ * A steady visitor of one page for `ms`: one connection, at most one request
+ * every `everyMs`, from `address` (X-Forwarded-For); its latencies' p50, p99
+ * and maximum, and its answers by status (and X-Cache, with `withCache`).
+ */
+export async function steadyVisitor(siteUrl, page, ms, { everyMs = 10, address = '198.51.100.5', withCache = false } = {}) {
+  const agent = new Agent({ connections: 1, headersTimeout: 15_000, bodyTimeout: 15_000 })
+  const statuses = {}
+  const latencies = []
+  const began = performance.now()
+  while (performance.now() - began < ms) {
+    const start = performance.now()
+    let status = 'error'
+    try {
+      const response = await request(`${siteUrl}${page}`, { headers: { 'x-forwarded-for': address }, dispatcher: agent })
+      await response.body.dump()
+      status = withCache ? `${response.statusCode} ${response.headers['x-cache']}` : response.statusCode
+    } catch {}
+    latencies.push(performance.now() - start)
+    statuses[status] = (statuses[status] ?? 0) + 1
+    await sleep(Math.max(0, start + everyMs - performance.now()))
+  }
+  await agent.close()
+  return { requests: latencies.length, statuses, p50Ms: tenths(quantile(latencies, 0.5)), p99Ms: tenths(quantile(latencies, 0.99)), maxMs: tenths(Math.max(...latencies)) }
 }
 
 /** The value at quantile `q` (0..1) of the numbers, or null when there are none. */

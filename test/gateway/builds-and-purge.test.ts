@@ -61,6 +61,26 @@ t.test('redirect rules are honoured on page requests', async (t) => {
   t.equal(notARule.headers.location, 'https://www.kifid.nl/', 'the target never comes from the request')
 })
 
+/** Payloads and pages the purge tests fill the caches with: jobs (the section purged) and others. */
+const JOB_PAYLOADS = ['/werken-bij/_payload.json']
+const OTHER_PAYLOADS = ['/kantoren/_payload.json', '/actueel/_payload.json', '/over-ons/_payload.json']
+// `/jobs` and `/about` (aliases, not in the sitemap) are kept apart from the sitemap's pages (page-cache.ts): both kinds.
+const JOB_PAGES = ['/werken-bij', '/jobs']
+const OTHER_PAGES = ['/kantoren', '/actueel', '/over-ons', '/', '/about']
+const JOB_ADDRESSES = [...JOB_PAYLOADS, ...JOB_PAGES]
+const OTHER_ADDRESSES = [...OTHER_PAYLOADS, ...OTHER_PAGES]
+/** Payloads first: a page rendered again stores its payload again. */
+const ALL_ADDRESSES = [...JOB_PAYLOADS, ...OTHER_PAYLOADS, ...JOB_PAGES, ...OTHER_PAGES]
+
+/** X-Cache of each address, asked once each in turn. */
+async function cacheStates(addresses: readonly string[]): Promise<Record<string, string>> {
+  const states: Record<string, string> = {}
+  for (const address of addresses) states[address] = String((await get(address)).headers['x-cache'])
+  return states
+}
+
+const every = (addresses: readonly string[], state: string): Record<string, string> => Object.fromEntries(addresses.map((address) => [address, state]))
+
 t.test('page cache: the second request is a hit; purge makes it a miss', async (t) => {
   const first = await get('/kantoren')
   const second = await get('/kantoren')
@@ -68,25 +88,26 @@ t.test('page cache: the second request is a hit; purge makes it a miss', async (
   t.equal(second.headers['x-cache'], 'HIT')
   t.equal(second.text, first.text.replace(/ nonce="[^"]*"/g, ''), 'the same page, less the first answer\'s nonces')
   t.notMatch(second.headers['content-security-policy'], /nonce-/, 'a cached page allows its inline scripts by hash')
+  const all = ALL_ADDRESSES
+  await cacheStates(all)
+  t.same(await cacheStates(all), every(all, 'HIT'), 'every page and payload stored')
   const answer = await purge({}, 'webhook-secret')
   t.equal(answer.status, 200)
   t.ok(answer.json.purged > 0)
-  const after = await get('/kantoren')
-  t.equal(after.headers['x-cache'], 'MISS')
+  t.same(await cacheStates(all), every(all, 'MISS'), 'a whole purge drops every page and payload, not some')
 })
 
-t.test('purge by section only drops that section\'s entries', async (t) => {
-  await get('/werken-bij')
-  await get('/actueel')
+t.test('purge by section only drops that section\'s entries, pages and payloads alike', async (t) => {
+  const all = ALL_ADDRESSES
+  await cacheStates(all)
+  t.same(await cacheStates(all), every(all, 'HIT'), 'every page and payload stored')
   const sizeBefore = system.gateway.cache.size
   const answer = await purge({ sections: ['jobs'] }, 'webhook-secret')
   t.equal(answer.status, 200)
   t.ok(answer.json.purged >= 1, 'the jobs entries went')
   t.ok(system.gateway.cache.size > 0 && system.gateway.cache.size < sizeBefore, 'the others stayed')
-  const payload = await get('/actueel/_payload.json')
-  t.equal(payload.headers['x-cache'], 'HIT', 'news is still cached')
-  const jobs = await get('/werken-bij/_payload.json')
-  t.equal(jobs.headers['x-cache'], 'MISS', 'jobs are fetched again')
+  // Without Redis: the gateway's own page cache decides, by the tags each page was stored with.
+  t.same(await cacheStates(all), { ...every(JOB_ADDRESSES, 'MISS'), ...every(OTHER_ADDRESSES, 'HIT') }, 'the jobs pages and payloads fetched again, every other one still stored')
 })
 
 t.test('purge by section reaches the global set: siteSettings drops navigation and footer', async (t) => {

@@ -12,7 +12,7 @@ const ABOUT_DRAFT = 'preview-token-about-draft'
 const SCHEMA_TOKEN = 'schema-secret'
 const ABOUT_SECTION = `${DEFAULT_SITE_HANDLE}About`
 const liveAbout = titleOf(shippedContent(), ABOUT_SECTION)
-const ABOUT_QUERY = `{ entry(section: "${ABOUT_SECTION}") { title status isDraft } }`
+const ABOUT_QUERY = `{ entry(section: "${ABOUT_SECTION}") { title status isDraft draftId isRevision revisionId } }`
 
 // Without a schema token: the embedded CMS alone, as the tests' Craft stand-in.
 const open = await startEmbeddedCms()
@@ -42,7 +42,15 @@ const neitherDataNorErrors = (t: Test, answer: WireAnswer, message: string): voi
   t.notOk('data' in answer.body, `${message}: no data`)
   t.notOk('errors' in answer.body, `${message}: no errors`)
 }
-const aboutOf = (answer: WireAnswer) => (answer.body.data as { entry: { title: string; status: string; isDraft: boolean } } | undefined)?.entry
+interface AboutEntry {
+  title: string
+  status: string
+  isDraft: boolean
+  draftId: number | null
+  isRevision: boolean
+  revisionId: number | null
+}
+const aboutOf = (answer: WireAnswer) => (answer.body.data as { entry: AboutEntry } | undefined)?.entry
 
 t.test('a token with characters Craft refuses: 400 before any GraphQL runs, neither data nor errors', async (t) => {
   for (const token of ['abc.def', 'a+b/c=', '<script>', 'tok~en', 'with space']) {
@@ -61,14 +69,16 @@ t.test('a token with characters Craft refuses: 400 before any GraphQL runs, neit
 t.test('a well-formed token: the draft for its own, the live content when unknown (or expired)', async (t) => {
   const draft = await post(open.url, ABOUT_QUERY, { 'x-craft-token': ABOUT_DRAFT })
   t.equal(draft.status, 200)
-  t.same(aboutOf(draft), { title: 'Over Havenborg (concept)', status: 'live', isDraft: true })
+  const { draftId, ...drafted } = aboutOf(draft) ?? ({} as AboutEntry)
+  t.same(drafted, { title: 'Over Havenborg (concept)', status: 'live', isDraft: true, isRevision: false, revisionId: null })
+  t.ok(Number.isInteger(draftId) && (draftId ?? 0) > 0, `a draft has its draftId, as Craft's isDraft is draftId !== null: ${draftId}`)
   t.equal(draft.headers['x-robots-tag'], 'none', 'a tokenised answer is X-Robots-Tag: none, as Craft sends it')
 
   for (const token of ['unknown-token', 'expired_token-from-2024', 'x'.repeat(600)]) {
     const unknown = await post(open.url, ABOUT_QUERY, { 'x-craft-token': token })
     t.equal(unknown.status, 200, `${token.slice(0, 24)}: 200, not an error`)
     t.notOk('errors' in unknown.body, 'no errors')
-    t.same(aboutOf(unknown), { title: liveAbout, status: 'live', isDraft: false }, 'the live content')
+    t.same(aboutOf(unknown), { title: liveAbout, status: 'live', isDraft: false, draftId: null, isRevision: false, revisionId: null }, 'the live content')
     t.equal(unknown.headers['x-robots-tag'], 'none')
   }
   const viaQuery = await post(open.url, ABOUT_QUERY, {}, '?token=unknown-token')

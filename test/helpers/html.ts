@@ -4,6 +4,12 @@ export function h1Of(html: string): string | undefined {
   return match?.[1] === undefined ? undefined : decodeEntities(match[1].replace(/<[^>]+>/g, '')).trim()
 }
 
+/** The document's <title>, entities of the renderer decoded. */
+export function documentTitleOf(html: string): string | undefined {
+  const match = /<title>([^<]*)<\/title>/.exec(html)
+  return match?.[1] === undefined ? undefined : decodeEntities(match[1])
+}
+
 export function countOf(html: string, pattern: RegExp): number {
   return [...html.matchAll(new RegExp(pattern.source, 'g'))].length
 }

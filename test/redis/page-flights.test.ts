@@ -109,6 +109,31 @@ t.test('a page in Redis without the signature of the shared secret is refused an
   t.equal(counted.renders, 1)
 })
 
+t.test("a page in Redis whose body was changed but whose signature line was kept is refused by the other gateway", async (t) => {
+  const path = '/kantoren'
+  for (const system of systems) system.gateway.pageCache.purge()
+  await pair.redis.client.del(pageKeyInRedis(path))
+  const stored = await get(pair.a, path)
+  t.equal(stored.status, 200)
+  const entry = await pair.redis.client.get(pageKeyInRedis(path))
+  if (entry === null) throw new Error('gateway A stored no page in Redis')
+  const title = h1Of(stored.body)
+  t.ok(title && entry.includes(title), 'the page as stored')
+  // Only what follows the header lines changes: the signature line and the page's head stay as gateway A wrote them.
+  const tampered = entry.replace(`>${title}<`, '>Vervalst<')
+  t.not(tampered, entry)
+  t.equal(tampered.split('\n', 2).join('\n'), entry.split('\n', 2).join('\n'), 'the signature and header lines kept')
+  await pair.redis.client.set(pageKeyInRedis(path), tampered, 'PX', 60_000)
+  const refused = nextEvent(tierOf(pair.b), 'refused', 'the changed page is refused')
+  const counted = countRenders(t, undefined, [pair.b])
+  const page = await get(pair.b, path)
+  t.equal(page.status, 200)
+  t.not(h1Of(page.body), 'Vervalst', 'not the changed page')
+  t.equal(page.cache, 'MISS')
+  t.equal(counted.renders, 1, 'rendered anew')
+  await refused
+})
+
 t.test("a render that fails on one gateway gives its lock up: the gateway waiting for its page renders its own", async (t) => {
   const path = '/actueel'
   for (const system of systems) system.gateway.pageCache.purge()

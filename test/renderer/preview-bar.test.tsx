@@ -1,6 +1,7 @@
 import { renderToString } from 'react-dom/server'
 import t from 'tap'
-import { DRAFT_MARKER_TEXT, isUnpublished, publicationDate } from '../../renderer/components/draft-marker.tsx'
+import { DRAFT_MARKER_TEXT } from '../../renderer/components/draft-marker.tsx'
+import { isUnpublished, publicationDate } from '../../renderer/components/format.ts'
 import { previewEndAction, showsPreviewBar } from '../../renderer/preview-bar.tsx'
 import { JobScreen } from '../../renderer/screens/job-screen.tsx'
 import type { PagePayload } from '../../shared/payload.ts'

@@ -52,14 +52,14 @@ function rawRequest(port: number, method: string, path: string, headers: Record<
   })
 }
 
-/** Whether the gateway saw any request under this request id (the renderer passes the id on when it fetches). */
+/** Whether the gateway saw any request under this request id (the renderer passes the id on when it fetches): its 'incoming request' line, at debug. */
 function gatewaySaw(system: System, requestId: string): boolean {
   return system.gatewayLogs.lines.some((line) => line.requestId === requestId && line.msg === 'incoming request')
 }
 
 for (const signing of [true, false]) {
   t.test(`paths that are not plain site paths get 400 before anything is fetched (${signing ? 'signed' : 'RENDER_SECRET unset'})`, async (t) => {
-    const system = await startSystem({ PAGE_CACHE: 'false', ...(signing ? {} : { RENDER_SECRET: '' }) })
+    const system = await startSystem({ PAGE_CACHE: 'false', LOG_LEVEL: 'debug', ...(signing ? {} : { RENDER_SECRET: '' }) })
     t.teardown(() => system.close())
     t.equal(system.renderSecret !== undefined, signing)
     const signer = system.renderSecret === undefined ? undefined : new RenderSigner(system.renderSecret)
@@ -115,7 +115,7 @@ t.test('the renderer asks its gateway alone, whatever path it is handed', async 
 })
 
 t.test('render requests without the gateway\'s signature get 403 and nothing is fetched; health and metrics stay open', async (t) => {
-  const system = await startSystem({ PAGE_CACHE: 'false' })
+  const system = await startSystem({ PAGE_CACHE: 'false', LOG_LEVEL: 'debug' })
   t.teardown(() => system.close())
   const signer = new RenderSigner(system.renderSecret ?? '')
   const stranger = new RenderSigner('another secret, not the gateway\'s')
@@ -153,7 +153,7 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
 })
 
 t.test('a signed render request renders once, while fresh, with the headers it was signed with: a replay, one signed too long ago or too far ahead, or a changed token or user agent gets 403, logged, and nothing is fetched', async (t) => {
-  const system = await startSystem({ PAGE_CACHE: 'false' })
+  const system = await startSystem({ PAGE_CACHE: 'false', LOG_LEVEL: 'debug' })
   t.teardown(() => system.close())
   const secret = system.renderSecret ?? ''
   const signer = new RenderSigner(secret)
@@ -239,7 +239,7 @@ t.test('a render request captured between the gateway and its renderer renders o
 })
 
 t.test("every refusal of the renderer is a coded JSON error in the gateway's shape, kept by nobody", async (t) => {
-  const system = await startSystem({ PAGE_CACHE: 'false' })
+  const system = await startSystem({ PAGE_CACHE: 'false', LOG_LEVEL: 'debug' })
   t.teardown(() => system.close())
   const signer = new RenderSigner(system.renderSecret ?? '')
   const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
@@ -266,7 +266,7 @@ t.test("every refusal of the renderer is a coded JSON error in the gateway's sha
 })
 
 t.test('the gateway signs its render requests as they are sent, so the real system renders pages', async (t) => {
-  const system = await startSystem({ PAGE_CACHE: 'false' })
+  const system = await startSystem({ PAGE_CACHE: 'false', LOG_LEVEL: 'debug' })
   t.teardown(() => system.close())
   // The URL parser encodes `"` and `{` in a query and drops `/./`: the signature covers the target as sent.
   const pages: [path: string, status: number][] = [['/over-ons', 200], ['/', 200], ['/over-ons?x="{a}"', 200], ['/./contact', 404]]

@@ -4,6 +4,7 @@ import { Gauge } from 'prom-client'
 import { boundBy, counter, tally } from '../../../shared/metrics.ts'
 import { Admission } from '../../admission/admission.ts'
 import { ConcurrencyGate, type GateOutcome } from '../../admission/concurrency-gate.ts'
+import { LoopTurns, MISSES_PER_LOOP_TURN } from '../../admission/loop-turns.ts'
 import { WorkBudget } from '../../admission/work-budget.ts'
 import { RendererBusyError, UpstreamBusyError } from '../../errors.ts'
 
@@ -11,6 +12,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every piece of uncached work asks here: each client's budget, and what may be in flight to the CMS and the renderers. */
     admission: Admission
+    /** Misses of pages go on a few per turn of the event loop, so hits that arrive meanwhile are answered between them. */
+    missTurns: LoopTurns
   }
 }
 
@@ -50,6 +53,9 @@ async function admission(app: FastifyInstance): Promise<void> {
   gauge('admission_in_flight', 'CMS calls and renders in flight now', (kind) => (kind === 'cms' ? admitted.cms : admitted.renders).inFlight)
   gauge('admission_waiting', 'CMS calls and renders waiting in the admission queue now', (kind) => (kind === 'cms' ? admitted.cms : admitted.renders).waiting)
   app.decorate('admission', admitted)
+  const missTurns = new LoopTurns(MISSES_PER_LOOP_TURN)
+  new Gauge({ name: 'page_misses_waiting_for_turn', help: 'Page misses waiting for their turn of the event loop now (a few go on per turn, so hits are answered between them)', registers: [registry], collect() { this.set(missTurns.waiting) } })
+  app.decorate('missTurns', missTurns)
 }
 
 export default fp(admission, { name: 'admission', dependencies: ['config', 'metrics', 'client'] })
