@@ -1,7 +1,7 @@
 import type { Article, EntryData, Establishment, Insurance, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { dataOf, entriesOf } from './screens/types.ts'
-import { formatSalary, publicationDate } from './components/format.ts'
+import { publicationDate } from './components/format.ts'
 
 type JsonLd = Record<string, unknown>
 
@@ -93,8 +93,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
       items.push({
         '@type': 'JobPosting',
         title: job.title,
-        // The salary sentence the page shows (with the hours it is for), since baseSalary cannot say those hours.
-        description: [job.intro, formatSalary(job.salaryMin, job.salaryMax, job.salaryHours), job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
+        description: [job.intro, job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
         // A preview's draft or scheduled job was never posted: no date it may get (components/draft-marker.tsx).
         ...(publicationDate(job) ? { datePosted: job.postDate } : {}),
         ...(job.validThrough ? { validThrough: job.validThrough } : {}),
@@ -110,8 +109,6 @@ export function structuredData(payload: PagePayload, title: string | undefined):
               },
             }
           : {}),
-        // The hours the job is for, and the hours the salary above is stated for: the same figures the page shows.
-        ...(job.hours ? { workHours: job.hours } : {}),
 
         url,
       })

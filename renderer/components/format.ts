@@ -66,12 +66,10 @@ export function formatDate(iso: string | null | undefined): string {
   return formatted
 }
 
-/** A monthly salary range, with the hours per week it is for when the CMS gives them (a part-time job's salary is for its own hours). */
-export function formatSalary(min: number | null, max: number | null, hours: number | null = null): string | undefined {
+export function formatSalary(min: number | null, max: number | null): string | undefined {
   if (min === null && max === null) return undefined
-  const per = hours === null ? 'bruto per maand' : `bruto per maand bij ${hours} uur per week`
-  if (min !== null && max !== null) return `${euros(min)} – ${euros(max)} ${per}`
-  return `${euros((min ?? max) as number)} ${per}`
+  if (min !== null && max !== null) return `${euros(min)} – ${euros(max)} bruto per maand`
+  return `${euros((min ?? max) as number)} bruto per maand`
 }
 
 /** Site path of a Craft uri (`__home__` is the home page). */

@@ -1,6 +1,7 @@
 import type { JobSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
-import { formatSalary, pathOfUri, publicationDate } from '../components/format.ts'
+import { pathOfUri, publicationDate } from '../components/format.ts'
+import { salaryText } from './job-screen.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, entriesOf } from './types.ts'
 
@@ -12,7 +13,7 @@ export function JobsScreen({ payload }: ScreenProps) {
         <h2 id="vacatures">Vacatures</h2>
         <ul className="cards">
           {jobs.map((job) => {
-            const salary = formatSalary(job.salaryMin, job.salaryMax, job.salaryHours)
+            const salary = salaryText(job)
             const posted = publicationDate(job)
             return (
               <Card key={job.id} title={job.title} href={pathOfUri(job.uri)} intro={job.intro}>
