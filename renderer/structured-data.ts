@@ -109,6 +109,7 @@ export function structuredData(payload: PagePayload, title: string | undefined):
               },
             }
           : {}),
+
         url,
       })
     }

@@ -25,7 +25,14 @@ const KIND = {
 }
 
 const fieldText = ({ handle, field }) => {
-  const detail = field.kind === 'table' ? ` (${field.columns.join(', ')})` : field.kind === 'dropdown' ? ` (${field.options.join(', ')})` : ''
+  const detail =
+    field.kind === 'table'
+      ? ` (${field.columns.join(', ')})`
+      : field.kind === 'dropdown'
+        ? ` (${field.options.join(', ')})`
+        : field.kind === 'entries' && field.sources
+          ? ` (source: ${field.sources.map((source) => `\`${source}\``).join(', ')})`
+          : ''
   return `\`${handle}\` ${KIND[field.kind]}${detail}`
 }
 

@@ -148,7 +148,7 @@ export const JOBS_PER_PAGE = 12
 export const SERVICES_PER_PAGE = 12
 /** Insurances on one page of the insurance overview (/onze-verzekeringen), grouped by category on the page. */
 export const INSURANCES_PER_PAGE = 24
-/** Articles in the home page's "latest news" block. */
+/** Articles in the home page's "latest news" block, and under "Meer nieuws" of an article (less the article itself). */
 export const HOME_LATEST_ARTICLES = 3
 
 /** A renderer host name that does not resolve is logged at most once in this long (per host): a lasting DNS outage is one line per interval. */

@@ -17,7 +17,8 @@ export type FieldKind =
   | { kind: 'number' }
   | { kind: 'date' }
   | { kind: 'dropdown'; options: readonly string[] }
-  | { kind: 'entries' }
+  /** `sources`: the sections the field may relate to (Craft's "Sources" setting); any section when absent. */
+  | { kind: 'entries'; sources?: readonly string[] }
   | { kind: 'assets' }
   | { kind: 'table'; columns: readonly string[] }
 
@@ -36,7 +37,7 @@ const plain = (handle: string): FieldDefinition => ({ handle, field: { kind: 'pl
 const rich = (handle: string): FieldDefinition => ({ handle, field: { kind: 'richText' } })
 const num = (handle: string): FieldDefinition => ({ handle, field: { kind: 'number' } })
 const date = (handle: string): FieldDefinition => ({ handle, field: { kind: 'date' } })
-const related = (handle: string): FieldDefinition => ({ handle, field: { kind: 'entries' } })
+const related = (handle: string, sources?: readonly string[]): FieldDefinition => ({ handle, field: sources ? { kind: 'entries', sources } : { kind: 'entries' } })
 const assets = (handle: string): FieldDefinition => ({ handle, field: { kind: 'assets' } })
 const table = (handle: string, columns: readonly string[]): FieldDefinition => ({ handle, field: { kind: 'table', columns } })
 
@@ -83,7 +84,14 @@ export function createContentModel(product: string): ContentModel {
         { handle: 'category', field: { kind: 'dropdown', options: ['particulier', 'zakelijk'] } },
         plain('intro'),
         rich('text'),
+        // What a visitor acts on, as fields of their own (issue 42): shown under their own headings.
+        rich('coverage'),
+        rich('exclusions'),
+        plain('deductible'),
+        related('insurers', [CHANNELS.insurers.section]),
+        plain('adviceEmail'),
       ]),
+      channel('insurers', [plain('website')]),
       channel('services', [plain('intro'), rich('text')]),
       channel('jobs', [
         plain('intro'),
@@ -92,6 +100,8 @@ export function createContentModel(product: string): ContentModel {
         plain('employmentType'),
         num('salaryMin'),
         num('salaryMax'),
+        // The hours per week salaryMin and salaryMax are for: a part-time job's salary is stated for its own hours.
+        num('salaryHours'),
         date('validThrough'),
         rich('whatYouDo'),
         rich('whatYouBring'),
@@ -128,6 +138,10 @@ export function createContentModel(product: string): ContentModel {
         plain('afmNumber'),
         plain('kifidNumber'),
         plain('kvkNumber'),
+        // The numbers' entries in the public registers (the AFM's detail page has an id of its own, not the number): the footer links them.
+        plain('afmRegisterUrl'),
+        plain('kifidRegisterUrl'),
+        plain('kvkRegisterUrl'),
         plain('footerText'),
         table('mainNavigation', LINK),
         table('footerNavigation', LINK),

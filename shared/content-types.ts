@@ -59,6 +59,10 @@ export interface SiteSettings {
   afmNumber: string
   kifidNumber: string
   kvkNumber: string
+  /** Where a visitor checks each number: the office's entry in the AFM register, Kifid's list of affiliated firms and the KvK. */
+  afmRegisterUrl: string | null
+  kifidRegisterUrl: string | null
+  kvkRegisterUrl: string | null
   footerText: string | null
   /** Table fields: Craft gives null, not [], when no row was saved. */
   mainNavigation: Link[] | null
@@ -77,8 +81,24 @@ export interface InsuranceSummary extends EntryBase {
   intro: string | null
 }
 
+/** An insurer the office places insurances with (the `insurers` channel). */
+export interface Insurer extends EntryBase {
+  website: string | null
+}
+
 export interface Insurance extends InsuranceSummary {
+  /** "Voor wie?" and anything else the page says besides the fields below. */
   text: string | null
+  /** What is covered (rich text, shown under "Wat is gedekt?"). */
+  coverage: string | null
+  /** What is not covered (rich text, "Wat is niet gedekt?"). */
+  exclusions: string | null
+  /** The eigen risico, in a sentence. */
+  deductible: string | null
+  /** The insurers this insurance is placed with (an entries field). */
+  insurers: Insurer[]
+  /** Where questions about this insurance go; the site's address when empty. */
+  adviceEmail: string | null
 }
 
 export interface ServiceSummary extends EntryBase {
@@ -104,6 +124,8 @@ export interface JobSummary extends EntryBase {
   location: string | null
   salaryMin: number | null
   salaryMax: number | null
+  /** The hours per week the salary range is for. */
+  salaryHours: number | null
 }
 
 export interface Job extends JobSummary {

@@ -15,6 +15,7 @@ export type FixedOperationName =
   | 'HomePage'
   | 'InsuranceList'
   | 'InsuranceBySlug'
+  | 'InsurerList'
   | 'ServiceList'
   | 'ServiceBySlug'
   | 'JobList'
@@ -92,6 +93,7 @@ ${ENTRY_BASE}`,
     }),
   ) as Record<SinglePageOperationName, string>
   const insurance = typeOf('insurances')
+  const insurer = typeOf('insurers')
   const service = typeOf('services')
   const job = typeOf('jobs')
   const article = typeOf('topical')
@@ -108,6 +110,7 @@ ${ENTRY_BASE}`,
     ... on ${globalSetTypeName(SITE_SETTINGS_HANDLE)} {
       companyName tagline phone damagePhone email street postalCode city
       afmNumber kifidNumber kvkNumber footerText
+      afmRegisterUrl kifidRegisterUrl kvkRegisterUrl
       mainNavigation { label url }
       footerNavigation { label url }
       openingHours { day hours }
@@ -134,7 +137,18 @@ ${ENTRY_BASE}`,
 ${ENTRY_BASE}`,
     InsuranceBySlug: `query InsuranceBySlug($slug: [String], $site: [String]) {
   entry(section: "${CHANNELS.insurances.section}", slug: $slug, site: $site) {
-    ...EntryBase ... on ${insurance} { category intro text }
+    ...EntryBase
+    ... on ${insurance} {
+      category intro text
+      coverage exclusions deductible adviceEmail
+      insurers { ...EntryBase ... on ${insurer} { website } }
+    }
+  }
+}
+${ENTRY_BASE}`,
+    InsurerList: `query InsurerList($site: [String]) {
+  entries(section: "${CHANNELS.insurers.section}", site: $site, orderBy: "title ASC") {
+    ...EntryBase ... on ${insurer} { website }
   }
 }
 ${ENTRY_BASE}`,
@@ -154,7 +168,7 @@ ${ENTRY_BASE}`,
     JobList: `query JobList($site: [String], $limit: Int, $offset: Int) {
   entryCount(section: "${CHANNELS.jobs.section}", site: $site)
   entries(section: "${CHANNELS.jobs.section}", site: $site, limit: $limit, offset: $offset, orderBy: "postDate DESC") {
-    ...EntryBase ... on ${job} { intro hours location salaryMin salaryMax }
+    ...EntryBase ... on ${job} { intro hours location salaryMin salaryMax salaryHours }
   }
 }
 ${ENTRY_BASE}`,
@@ -162,7 +176,7 @@ ${ENTRY_BASE}`,
   entry(section: "${CHANNELS.jobs.section}", slug: $slug, site: $site) {
     ...EntryBase
     ... on ${job} {
-      intro hours location employmentType salaryMin salaryMax validThrough
+      intro hours location employmentType salaryMin salaryMax salaryHours validThrough
       whatYouDo whatYouBring whatWeOffer howToApply
     }
   }
@@ -226,4 +240,4 @@ ${ENTRY_BASE}`,
 export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>()
 
 /** Fields that Craft delivers as HTML: sanitised by the gateway before anything caches or renders them. */
-export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply'])
+export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply', 'coverage', 'exclusions'])

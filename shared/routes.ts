@@ -136,12 +136,25 @@ const establishmentList = list('establishments', 'EstablishmentList')
 const serviceList = listPage('services', 'ServiceList', SERVICES_PER_PAGE)
 const articlePage = listPage('articles', 'ArticleList', ARTICLES_PER_PAGE)
 
-const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName): RouteTemplate => ({
+/**
+ * The latest articles: the home page's news block (deferred there), and
+ * "Meer nieuws" at the end of an article, one more there so that as many
+ * remain once the article itself is left out. Every article has the same
+ * variables: one cached answer for all of them. (Not the home page's: with
+ * that answer at hand the home page would no longer stream its news.)
+ */
+const latestArticles = (limit: number): LoaderSpec => ({
+  key: 'latestArticles',
+  operation: 'LatestArticles',
+  variables: ({ site }) => ({ site, limit }),
+})
+
+const fixed = (id: string, screen: ScreenName, path: string, slug: string, operation: OperationName, ...lists: LoaderSpec[]): RouteTemplate => ({
   id,
   screen,
   paths: [path],
   fixedSlug: slug,
-  loaders: () => [bySlug(operation)],
+  loaders: () => [bySlug(operation), ...lists],
 })
 
 export const FIXED_SERVICE_PAGES = [
@@ -169,12 +182,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     paths: ['/', '/__home__'],
     loaders: (handle) => [
       { key: 'page', operation: 'HomePage', variables: ({ site }) => ({ section: handle, site }), requiresEntry: true },
-      {
-        key: 'latestArticles',
-        operation: 'LatestArticles',
-        variables: ({ site }) => ({ site, limit: HOME_LATEST_ARTICLES }),
-        deferred: true,
-      },
+      { ...latestArticles(HOME_LATEST_ARTICLES), deferred: true },
     ],
   },
   singlePage('about', '{product}About', ['/about', '/over-ons'], '/over-ons'),
@@ -187,6 +195,7 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
   singleWithLists(
     { id: 'insurances', screen: 'insurances', handle: '{product}Insurances', paths: ['/insurances', '/onze-verzekeringen'], canonical: '/onze-verzekeringen', paginated: true },
     listPage('insurances', 'InsuranceList', INSURANCES_PER_PAGE),
+    list('insurers', 'InsurerList'),
   ),
   {
     id: 'insurance',
@@ -207,15 +216,30 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     { id: 'topical', screen: 'topical', handle: '{product}TopicalOverview', paths: ['/topical', '/actueel'], canonical: '/actueel', paginated: true },
     articlePage,
   ),
-  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug')),
-  { id: 'article', screen: 'article', paths: ['/topical/:slug', '/actueel/:slug'], canonical: '/actueel/:slug', loaders: () => [bySlug('ArticleBySlug')] },
+  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug', latestArticles(HOME_LATEST_ARTICLES + 1))),
+  {
+    id: 'article',
+    screen: 'article',
+    paths: ['/topical/:slug', '/actueel/:slug'],
+    canonical: '/actueel/:slug',
+    loaders: () => [bySlug('ArticleBySlug'), latestArticles(HOME_LATEST_ARTICLES + 1)],
+  },
   singleWithLists(
     { id: 'establishments', screen: 'establishments', handle: '{product}Establishments', paths: ['/establishments', '/kantoren'], canonical: '/kantoren' },
     establishmentList,
   ),
   singlePage('partOfLicent', '{product}PartOfLicent', ['/part-of-licent', '/onderdeel-van-licent'], '/onderdeel-van-licent'),
-  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'], paginated: true }, serviceList),
-  { id: 'service', screen: 'service', paths: ['/services/:slug'], loaders: () => [bySlug('ServiceBySlug')] },
+  // /services is the specification's English address of the same subject as /onze-dienstverlening: it keeps
+  // working, but names the Dutch overview canonical and is not listed in the sitemap (one page per subject).
+  singleWithLists({ id: 'services', screen: 'services', handle: '{product}Services', paths: ['/services'], canonical: '/onze-dienstverlening', paginated: true }, serviceList),
+  // Every service at its Dutch address too (a new disclosure page needs no route of its own), which is the one to index.
+  {
+    id: 'service',
+    screen: 'service',
+    paths: ['/services/:slug', '/onze-dienstverlening/:slug'],
+    canonical: '/onze-dienstverlening/:slug',
+    loaders: () => [bySlug('ServiceBySlug')],
+  },
   singleWithLists({ id: 'servicesOverview', screen: 'services', handle: '{product}ServicesOverview', paths: ['/onze-dienstverlening'], paginated: true }, serviceList),
   ...FIXED_SERVICE_PAGES.map((slug) =>
     fixed(`service:${slug}`, 'service', `/onze-dienstverlening/${slug}`, slug, 'ServiceBySlug'),

@@ -27,6 +27,8 @@ export type SingleSectionTemplate = (typeof SINGLE_SECTIONS)[number]
 
 export const CHANNELS = {
   insurances: { section: 'insurances', type: 'insurance' },
+  /** The insurers the office places insurances with: no page of their own, named on the insurances. */
+  insurers: { section: 'insurers', type: 'insurer' },
   services: { section: 'services', type: 'service' },
   jobs: { section: 'jobs', type: 'job' },
   topical: { section: 'topical', type: 'article' },

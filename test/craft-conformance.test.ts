@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type GraphQLSchema, parse, TypeInfo, validate, visit, visitWithTypeInfo } from 'graphql'
+import { GraphQLObjectType, type GraphQLSchema, parse, TypeInfo, validate, visit, visitWithTypeInfo } from 'graphql'
 import t from 'tap'
-import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE, SITE_SETTINGS_HANDLE } from '../shared/constants.ts'
 import { type ContentModel, createContentModel, RESERVED_FIELD_HANDLES } from '../shared/content-model.ts'
-import { CRAFT_VERSIONS, type CraftVersion } from '../shared/craft-naming.ts'
+import { CRAFT_VERSIONS, type CraftVersion, entryTypeName, globalSetTypeName } from '../shared/craft-naming.ts'
 import { createOperations } from '../shared/operations.ts'
 import { referenceInterfaceFields, referenceSchema } from './helpers/craft-reference.ts'
 
@@ -131,3 +131,43 @@ t.test(
     }
   },
 )
+
+/**
+ * The fields a visitor acts on (issue 42), as Craft types them in both
+ * majors: rich text and plain text are String, a Number field Number, an
+ * Entries field a list of EntryInterface; the insurers' own entry type is
+ * named per major. The documents that read them validate above; this pins
+ * the types, so a field made prose again or given another kind fails here.
+ */
+t.test('the insurance, insurer, job and register fields are in both majors’ schemas with Craft’s field types, and the documents read them', async (t) => {
+  const expected: [section: string, type: string, fields: Record<string, string>][] = [
+    ['insurances', 'insurance', { coverage: 'String', exclusions: 'String', deductible: 'String', adviceEmail: 'String', insurers: '[EntryInterface]!' }],
+    ['insurers', 'insurer', { website: 'String' }],
+    ['jobs', 'job', { salaryHours: 'Number' }],
+  ]
+  for (const version of CRAFT_VERSIONS) {
+    for (const site of SITES) {
+      const schema = referenceSchema(version, site)
+      const operations = createOperations(site, version)
+      for (const [section, type, fields] of expected) {
+        const name = entryTypeName(version, section, type)
+        const object = schema.getType(name)
+        t.ok(object instanceof GraphQLObjectType, `Craft ${version}, ${site}: ${name}`)
+        if (!(object instanceof GraphQLObjectType)) continue
+        for (const [field, typeName] of Object.entries(fields)) t.equal(String(object.getFields()[field]?.type), typeName, `Craft ${version}: ${name}.${field} is ${typeName}`)
+      }
+      const settings = schema.getType(globalSetTypeName(SITE_SETTINGS_HANDLE))
+      t.ok(settings instanceof GraphQLObjectType, `Craft ${version}, ${site}: the global set's type`)
+      if (settings instanceof GraphQLObjectType) {
+        for (const field of ['afmRegisterUrl', 'kifidRegisterUrl', 'kvkRegisterUrl']) t.equal(String(settings.getFields()[field]?.type), 'String', `Craft ${version}: the global set's ${field} is plain text`)
+      }
+      t.match(operations.SiteSettings, /afmRegisterUrl kifidRegisterUrl kvkRegisterUrl/, `Craft ${version}: SiteSettings reads the register addresses`)
+      t.match(operations.InsuranceBySlug, /coverage exclusions deductible adviceEmail/, `Craft ${version}: InsuranceBySlug reads the insurance's fields`)
+      t.match(operations.InsuranceBySlug, new RegExp(`insurers \\{ \\.\\.\\.EntryBase \\.\\.\\. on ${entryTypeName(version, 'insurers', 'insurer')} \\{ website \\} \\}`), `Craft ${version}: and its insurers`)
+      t.match(operations.InsurerList, `... on ${entryTypeName(version, 'insurers', 'insurer')} { website }`, `Craft ${version}: InsurerList`)
+      for (const name of ['JobList', 'JobBySlug'] as const) t.match(operations[name], /salaryMin salaryMax salaryHours/, `Craft ${version}: ${name} reads salaryHours`)
+    }
+  }
+  const insurers = createContentModel(DEFAULT_SITE_HANDLE).entryTypes.find((entryType) => entryType.type === 'insurance')?.fields.find((field) => field.handle === 'insurers')
+  t.same(insurers?.field, { kind: 'entries', sources: ['insurers'] }, 'an insurance relates to entries of the insurers section only')
+})

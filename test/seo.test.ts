@@ -42,6 +42,8 @@ t.test('alias pairs share one canonical address; every page has title, descripti
     ['/topical/premies-2027-uitgelegd', '/actueel/premies-2027-uitgelegd', '/actueel/premies-2027-uitgelegd'],
     ['/insurances/autoverzekering', '/onze-verzekeringen/autoverzekering', '/onze-verzekeringen/autoverzekering'],
     ['/services/schade-melden', '/onze-dienstverlening/schade-melden', '/onze-dienstverlening/schade-melden'],
+    ['/services', '/onze-dienstverlening', '/onze-dienstverlening'],
+    ['/services/dienstverleningsdocument', '/onze-dienstverlening/dienstverleningsdocument', '/onze-dienstverlening/dienstverleningsdocument'],
   ]
   for (const [alias, dutch, canonical] of pairs) {
     t.equal(canonicalOf((await get(alias)).html), `${SITE}${canonical}`, `${alias} -> ${canonical}`)
@@ -143,8 +145,8 @@ t.test('sitemap.xml lists every canonical address once, each with lastmod, and n
   t.notMatch(sitemap.html, /concept-nieuwsbericht/, 'no drafts')
   t.match(sitemap.html, /<url><loc>https:\/\/www\.havenborg\.example\/over-ons<\/loc><lastmod>2026-10-01T08:00:00\.000Z<\/lastmod>/, 'lastmod is the entry\'s dateUpdated')
 
-  // /services, /onze-dienstverlening and /content are distinct entries that name
-  // themselves canonical, so they belong here; an alias would fail this check.
+  // /onze-dienstverlening and /content are distinct entries that name themselves
+  // canonical, so they belong here; an alias (/services names /onze-dienstverlening) would fail this check.
   for (const loc of locs) {
     const page = await get((loc ?? '').slice(SITE.length))
     t.equal(page.status, 200, `${loc} answers 200`)

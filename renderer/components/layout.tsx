@@ -105,7 +105,9 @@ function Footer({ site }: { site: SiteSettings | null }) {
       <div className="container site-footer__registration">
         {site.footerText ? <p>{site.footerText}</p> : null}
         <p>
-          AFM-vergunning {site.afmNumber} · Kifid-aansluitnummer {site.kifidNumber} · KvK {site.kvkNumber}
+          {/* Each number to its public register (the global set's addresses), where a visitor can check it; React leaves a null href out. */}
+          <a href={site.afmRegisterUrl as string}>AFM-vergunning {site.afmNumber}</a> ·{' '}
+          <a href={site.kifidRegisterUrl as string}>Kifid-aansluitnummer {site.kifidNumber}</a> · <a href={site.kvkRegisterUrl as string}>KvK {site.kvkNumber}</a>
         </p>
       </div>
     </footer>

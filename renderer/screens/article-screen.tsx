@@ -1,9 +1,10 @@
-import type { Article, EntryData } from '../../shared/content-types.ts'
+import { HOME_LATEST_ARTICLES } from '../../shared/constants.ts'
+import type { Article, EntryData, LatestArticle } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
-import { publicationDate } from '../components/format.ts'
+import { pathOfUri, publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
-import { type ScreenProps, dataOf } from './types.ts'
+import { type ScreenProps, dataOf, entriesOf } from './types.ts'
 
 /** The image is as wide as the text column (46rem, .article-image), or the container less its padding (1.25rem a side). */
 const ARTICLE_IMAGE_SIZES = '(min-width: 48.5rem) 46rem, calc(100vw - 2.5rem)'
@@ -30,10 +31,72 @@ export function ArticleScreen({ payload }: ScreenProps) {
           <ContentImage className="article-image" image={image} sizes={ARTICLE_IMAGE_SIZES} lazy={false} />
         ) : null}
         <RichText html={article.text} />
+        <ShareLinks title={article.title} url={payload.siteUrl && payload.canonicalPath ? `${payload.siteUrl}${payload.canonicalPath}` : undefined} />
+        <MoreArticles articles={entriesOf<LatestArticle>(payload, 'latestArticles').filter((other) => other.id !== article.id).slice(0, HOME_LATEST_ARTICLES)} />
         <p>
           <a href="/actueel">Al het nieuws</a>
         </p>
       </div>
     </article>
+  )
+}
+
+/**
+ * Sharing as plain links: an e-mail, WhatsApp's and LinkedIn's share
+ * addresses. No script or widget of theirs is loaded and nothing is stored
+ * until the visitor follows one.
+ */
+export function shareLinks(title: string, url: string): { label: string; href: string }[] {
+  const text = encodeURIComponent(`${title} ${url}`)
+  return [
+    { label: 'Mail', href: `mailto:?subject=${encodeURIComponent(title)}&body=${encodeURIComponent(url)}` },
+    { label: 'WhatsApp', href: `https://wa.me/?text=${text}` },
+    { label: 'LinkedIn', href: `https://www.linkedin.com/sharing/share-offsite/?url=${encodeURIComponent(url)}` },
+  ]
+}
+
+function ShareLinks({ title, url }: { title: string; url: string | undefined }) {
+  if (!url) return null
+  return (
+    <section className="section share-links" aria-labelledby="delen">
+      <h2 id="delen">Delen</h2>
+      <ul className="share-links__list">
+        {shareLinks(title, url).map((link) => (
+          <li key={link.label}>
+            <a href={link.href} rel="noopener noreferrer nofollow">
+              {`Deel via ${link.label}`}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+/** The latest articles but this one: something more to read at the end of an article. */
+function MoreArticles({ articles }: { articles: readonly LatestArticle[] }) {
+  if (articles.length === 0) return null
+  return (
+    <section className="section" aria-labelledby="meer-nieuws">
+      <h2 id="meer-nieuws">Meer nieuws</h2>
+      <ul className="more-articles">
+        {articles.map((other) => {
+          const published = publicationDate(other)
+          return (
+            <li key={other.id}>
+              <a href={pathOfUri(other.uri)}>{other.title}</a>
+              {published ? (
+                <>
+                  {' '}
+                  <time className="meta" dateTime={published.iso}>
+                    {published.text}
+                  </time>
+                </>
+              ) : null}
+            </li>
+          )
+        })}
+      </ul>
+    </section>
   )
 }

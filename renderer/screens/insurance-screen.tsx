@@ -10,20 +10,55 @@ export function adviceMailto(email: string, insurance: string): string {
   return `mailto:${email}?subject=${encodeURIComponent(`Vraag over de ${insurance.toLowerCase()}`)}`
 }
 
-/** One insurance: its text, then what to do next (call, e-mail about it, or the contact page). */
+/**
+ * One insurance as a visitor compares it: what is covered and what is not,
+ * each under its own heading, the eigen risico, the insurers it is placed
+ * with, then what to do next (call in office hours, e-mail about this
+ * insurance, or ask for advice).
+ */
 export function InsuranceScreen({ payload }: ScreenProps) {
   const insurance = dataOf<EntryData<Insurance>>(payload, 'entry')?.entry
   const site = useSite()
   if (!insurance) return null
   const overview = payload.path.slice(0, payload.path.lastIndexOf('/'))
+  const hours = hoursSummary(site?.openingHours ?? null)
+  const email = insurance.adviceEmail || site?.email
+  const insurers = insurance.insurers ?? []
   return (
     <article>
       <PageIntro title={insurance.title} intro={insurance.intro} entry={insurance} />
       <div className="container">
+        {insurance.coverage ? (
+          <section aria-labelledby="gedekt">
+            <h2 id="gedekt">Wat is gedekt?</h2>
+            <RichText html={insurance.coverage} />
+          </section>
+        ) : null}
+        {insurance.exclusions ? (
+          <section aria-labelledby="niet-gedekt">
+            <h2 id="niet-gedekt">Wat is niet gedekt?</h2>
+            <RichText html={insurance.exclusions} />
+          </section>
+        ) : null}
+        {insurance.deductible ? (
+          <section aria-labelledby="eigen-risico">
+            <h2 id="eigen-risico">Eigen risico</h2>
+            <p>{insurance.deductible}</p>
+          </section>
+        ) : null}
         <RichText html={insurance.text} />
+        {insurers.length > 0 ? (
+          <section aria-labelledby="verzekeraars">
+            <h2 id="verzekeraars">Bij welke verzekeraars?</h2>
+            <p>Wij brengen deze verzekering meestal onder bij {listText(insurers.map((insurer) => insurer.title))}. Welke het best bij u past, hangt af van uw situatie.</p>
+          </section>
+        ) : null}
         <section className="cta next-step" aria-labelledby="volgende-stap">
           <h2 id="volgende-stap">Advies over uw {insurance.title.toLowerCase()}?</h2>
-          <p>Een adviseur kijkt met u naar de dekking die bij u past, en vergelijkt voor u de verzekeraars.</p>
+          <p>
+            Een adviseur kijkt met u naar de dekking die bij u past, vergelijkt voor u de verzekeraars en vertelt vooraf wat het advies kost.
+            {site && hours ? ` U belt ons ${hours}.` : ''}
+          </p>
           <ul className="next-step__actions">
             {site ? (
               <li>
@@ -32,9 +67,9 @@ export function InsuranceScreen({ payload }: ScreenProps) {
                 </a>
               </li>
             ) : null}
-            {site ? (
+            {email ? (
               <li>
-                <a className="button button--secondary" href={adviceMailto(site.email, insurance.title)}>
+                <a className="button button--secondary" href={adviceMailto(email, insurance.title)}>
                   Mail uw vraag
                 </a>
               </li>
@@ -50,4 +85,29 @@ export function InsuranceScreen({ payload }: ScreenProps) {
       </div>
     </article>
   )
+}
+
+/**
+ * When the office answers, from the opening hours of the global set (one
+ * place for them): consecutive days with the same hours as one run, closed
+ * days left out, e.g. `maandag t/m vrijdag 08:30 – 17:00`.
+ */
+function hoursSummary(rows: readonly { day: string; hours: string }[] | null): string | undefined {
+  const runs: { first: string; last: string; hours: string }[] = []
+  for (const row of rows ?? []) {
+    const previous = runs.at(-1)
+    if (previous && previous.hours === row.hours) previous.last = row.day
+    else runs.push({ first: row.day, last: row.day, hours: row.hours })
+  }
+  const open = runs.filter((run) => /\d/.test(run.hours))
+  if (open.length === 0) return undefined
+  return open
+    .map((run) => `${run.first.toLowerCase()}${run.last === run.first ? '' : ` t/m ${run.last.toLowerCase()}`} ${run.hours}`)
+    .join(', ')
+}
+
+/** `a, b en c`. */
+function listText(items: readonly string[]): string {
+  if (items.length < 2) return items.join('')
+  return `${items.slice(0, -1).join(', ')} en ${items.at(-1)}`
 }

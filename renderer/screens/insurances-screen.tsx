@@ -1,10 +1,10 @@
 import { INSURANCES_PER_PAGE } from '../../shared/constants.ts'
-import type { EntriesData, InsuranceSummary } from '../../shared/content-types.ts'
+import type { EntriesData, InsuranceSummary, Insurer } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
 import { pathOfUri } from '../components/format.ts'
 import { Pagination, pageCount } from '../components/pagination.tsx'
 import { SingleWithEntries } from './common.tsx'
-import { type ScreenProps, dataOf } from './types.ts'
+import { type ScreenProps, dataOf, entriesOf } from './types.ts'
 
 const CATEGORIES = [
   { value: 'particulier', label: 'Voor particulieren' },
@@ -29,9 +29,26 @@ export function InsurancesScreen({ payload }: ScreenProps) {
         </section>
       ))}
       <Pagination payload={payload} pages={pageCount(list?.entryCount, INSURANCES_PER_PAGE)} />
+      <InsurerList insurers={entriesOf<Insurer>(payload, 'insurers')} />
       <p>
         Vragen over welke verzekering bij u past? <a href="/contact">Neem contact met ons op</a>.
       </p>
     </SingleWithEntries>
+  )
+}
+
+/** The insurers the office works with (the `insurers` channel), each to its own website. */
+function InsurerList({ insurers }: { insurers: readonly Insurer[] }) {
+  if (insurers.length === 0) return null
+  return (
+    <section aria-labelledby="verzekeraars" className="section">
+      <h2 id="verzekeraars">Verzekeraars waarmee wij werken</h2>
+      <p>Wij zijn aan geen enkele verzekeraar gebonden. Wij werken onder meer met:</p>
+      <ul className="insurer-list">
+        {insurers.map((insurer) => (
+          <li key={insurer.id}>{insurer.website ? <a href={insurer.website}>{insurer.title}</a> : insurer.title}</li>
+        ))}
+      </ul>
+    </section>
   )
 }

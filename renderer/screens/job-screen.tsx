@@ -1,7 +1,7 @@
-import type { EntryData, Job } from '../../shared/content-types.ts'
+import type { EntryData, Job, JobSummary } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { type Description, DescriptionList } from '../components/contact-details.tsx'
-import { formatDate, formatSalary } from '../components/format.ts'
+import { formatDate, formatSalary, publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
@@ -12,13 +12,24 @@ const SECTIONS = [
   ['howToApply', 'Solliciteren'],
 ] as const
 
+/**
+ * The monthly salary with the hours per week it is for, when the CMS gives
+ * them (a part-time job's salary is for its own hours). Here, not in
+ * format.ts, which every first visit loads.
+ */
+export function salaryText(job: JobSummary): string | undefined {
+  const salary = formatSalary(job.salaryMin, job.salaryMax)
+  return salary && job.salaryHours !== null ? `${salary} bij ${job.salaryHours} uur per week` : salary
+}
+
 /** The facts of a job that it has, in this order. */
 function jobFacts(job: Job): Description[] {
   const facts = [
     { term: 'Standplaats', details: job.location },
     { term: 'Uren', details: job.hours },
-    { term: 'Salaris', details: formatSalary(job.salaryMin, job.salaryMax) },
+    { term: 'Salaris', details: salaryText(job) },
     { term: 'Dienstverband', details: job.employmentType },
+    { term: 'Geplaatst op', details: publicationDate(job)?.text },
     { term: 'Reageren vóór', details: job.validThrough && formatDate(job.validThrough) },
   ]
   return facts.filter((fact) => fact.details)
@@ -31,6 +42,14 @@ export function JobScreen({ payload }: ScreenProps) {
     <article>
       <PageIntro title={job.title} intro={job.intro} entry={job}>
         <DescriptionList className="job-facts" items={jobFacts(job)} />
+        {/* How to apply, near the top: the section itself is further down. */}
+        {job.howToApply ? (
+          <p>
+            <a className="button" href="#vacature-howToApply">
+              Zo solliciteer je
+            </a>
+          </p>
+        ) : null}
       </PageIntro>
       <div className="container">
         {SECTIONS.map(([field, heading]) =>

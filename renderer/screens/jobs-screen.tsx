@@ -1,8 +1,9 @@
 import { JOBS_PER_PAGE } from '../../shared/constants.ts'
 import type { EntriesData, JobSummary } from '../../shared/content-types.ts'
 import { Card } from '../components/cms-content.tsx'
-import { formatSalary, pathOfUri } from '../components/format.ts'
+import { pathOfUri, publicationDate } from '../components/format.ts'
 import { Pagination, pageCount } from '../components/pagination.tsx'
+import { salaryText } from './job-screen.tsx'
 import { SingleWithEntries } from './common.tsx'
 import { type ScreenProps, dataOf } from './types.ts'
 
@@ -15,11 +16,17 @@ export function JobsScreen({ payload }: ScreenProps) {
         <h2 id="vacatures">Vacatures</h2>
         <ul className="cards">
           {jobs.map((job) => {
-            const salary = formatSalary(job.salaryMin, job.salaryMax)
+            const salary = salaryText(job)
+            const posted = publicationDate(job)
             return (
               <Card key={job.id} title={job.title} href={pathOfUri(job.uri)} intro={job.intro}>
                 <p className="meta">{[job.location, job.hours].filter(Boolean).join(' · ')}</p>
                 {salary ? <p className="meta">{salary}</p> : null}
+                {posted ? (
+                  <p className="meta">
+                    Geplaatst op <time dateTime={posted.iso}>{posted.text}</time>
+                  </p>
+                ) : null}
               </Card>
             )
           })}
