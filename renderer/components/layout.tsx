@@ -10,17 +10,25 @@ import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-co
  * What a visitor with damage needs, within reach on every page while
  * scrolling: the 24/7 damage number to tap and the page on what to do. A bar
  * at the bottom on a phone (where a thumb is), a strip under the header on a
- * wider screen (styles.css); both in the page's HTML, so nothing shifts.
+ * wider screen (styles.css); both in the page's HTML, so nothing shifts. It
+ * says what it is, on a phone too ("Schade? Bel 24/7"), and gives way to large
+ * text and narrow screens: the call link breaks only between its label and the
+ * number (`<wbr>`: its text keeps non-breaking spaces, html-validate's
+ * tel-non-breaking), and the two links wrap onto two rows where one is too narrow.
  */
 function DamageAction({ site }: { site: SiteSettings | null }) {
   if (!site?.damagePhone) return null
   return (
-    <aside className="damage-action" aria-label="Schade melden">
+    <aside className="damage-action" aria-label="Schadelijn, 24 uur per dag bereikbaar">
       <div className="container damage-action__inner">
         <a className="damage-action__call" href={telHref(site.damagePhone)}>
-          {/* Non-breaking spaces: a number's link text never breaks (html-validate's tel-non-breaking). */}
-          <span className="damage-action__label">{'Schade?\u00a0'}</span>Bel<span className="damage-action__label">{'\u00a024/7'}</span>
-          {`\u00a0${phoneText(site.damagePhone)}`}
+          <span>
+            {'Schade?\u00a0'}
+            <wbr />
+            {'Bel\u00a024/7\u00a0'}
+            <wbr />
+            <span className="damage-action__number">{phoneText(site.damagePhone)}</span>
+          </span>
         </a>
         <SiteLink className="damage-action__page" href={DAMAGE_PAGE_PATH}>
           Schade melden
@@ -30,7 +38,14 @@ function DamageAction({ site }: { site: SiteSettings | null }) {
   )
 }
 
-function Header({ site, menuOpen, onToggle, menuButton }: { site: SiteSettings | null; menuOpen: boolean; onToggle: () => void; menuButton: RefObject<HTMLButtonElement | null> }) {
+/**
+ * The header: the brand, and on a phone a "Menu" toggle that opens the main
+ * navigation. The toggle is a `<details>`' `<summary>`, so it opens with a tap
+ * before the scripts have arrived (or without them); the navigation beside it
+ * shows while it is open (styles.css, `:has(.site-menu[open])`). Once hydrated
+ * the layout follows its state (`onToggle`), closes it on navigation and on Escape.
+ */
+function Header({ site, onToggle, menu }: { site: SiteSettings | null; onToggle: (open: boolean) => void; menu: RefObject<HTMLDetailsElement | null> }) {
   const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
   return (
     <header className="site-header">
@@ -39,16 +54,12 @@ function Header({ site, menuOpen, onToggle, menuButton }: { site: SiteSettings |
           <span className="site-logo__mark" aria-hidden="true">H</span>
           <span className="site-logo__name">{site?.companyName ?? FALLBACK_COMPANY_NAME}</span>
         </SiteLink>
-        <button
-          type="button"
-          className="menu-button"
-          aria-expanded={menuOpen}
-          aria-controls="hoofdmenu"
-          onClick={onToggle}
-          ref={menuButton}
-        >
-          {menuOpen ? 'Sluiten' : 'Menu'}
-        </button>
+        <details className="site-menu" ref={menu} onToggle={(event) => onToggle(event.currentTarget.open)}>
+          <summary className="menu-button" aria-controls="hoofdmenu">
+            <span className="menu-button__open">Menu</span>
+            <span className="menu-button__close">Sluiten</span>
+          </summary>
+        </details>
         <nav id="hoofdmenu" className="site-nav" aria-label="Hoofdmenu">
           <ul>
             {navigation.map((link) => (
@@ -116,19 +127,29 @@ function Footer({ site }: { site: SiteSettings | null }) {
 export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
   const site = useSite()
   const [menuOpen, setMenuOpen] = useState(false)
-  const menuButton = useRef<HTMLButtonElement>(null)
-  useEffect(() => setMenuOpen(false), [currentPath])
+  const menu = useRef<HTMLDetailsElement>(null)
+  const close = () => {
+    if (menu.current) menu.current.open = false
+    setMenuOpen(false)
+  }
+  // A menu opened before hydration stays open (the state follows the element); a navigation closes it.
+  const shownPath = useRef(currentPath)
+  useEffect(() => {
+    if (shownPath.current === currentPath) setMenuOpen(menu.current?.open ?? false)
+    else close()
+    shownPath.current = currentPath
+  }, [currentPath])
 
   const classes = ['app', menuOpen ? MENU_OPEN_CLASS : '', error ? 'app--error' : ''].filter(Boolean).join(' ')
   return (
     <div
       id="app"
       className={classes}
-      // Escape closes the open menu and gives the focus back to its button.
+      // Escape closes the open menu and gives the focus back to its toggle.
       onKeyDown={(event) => {
         if (event.key === 'Escape' && menuOpen) {
-          setMenuOpen(false)
-          menuButton.current?.focus()
+          close()
+          menu.current?.querySelector('summary')?.focus()
         }
       }}
     >
@@ -136,7 +157,7 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
         Naar de inhoud
       </a>
       <LoadingBar error={error} />
-      <Header site={site} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} menuButton={menuButton} />
+      <Header site={site} onToggle={setMenuOpen} menu={menu} />
       <DamageAction site={site} />
       <main id="inhoud" className="main" tabIndex={-1}>
         {children}

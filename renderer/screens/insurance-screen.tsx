@@ -1,5 +1,6 @@
 import type { EntryData, Insurance } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
+import { openingHoursSummary } from '../components/contact-details.tsx'
 import { phoneText, telHref } from '../components/format.ts'
 import { useSite } from '../components/site-context.tsx'
 import { PageIntro } from './common.tsx'
@@ -15,6 +16,8 @@ export function InsuranceScreen({ payload }: ScreenProps) {
   const insurance = dataOf<EntryData<Insurance>>(payload, 'entry')?.entry
   const site = useSite()
   if (!insurance) return null
+  // When the general number answers: the site's opening hours (the damage line is 24/7, in the bar).
+  const hours = openingHoursSummary(site?.openingHours ?? null)
   const overview = payload.path.slice(0, payload.path.lastIndexOf('/'))
   return (
     <article>
@@ -26,10 +29,15 @@ export function InsuranceScreen({ payload }: ScreenProps) {
           <p>Een adviseur kijkt met u naar de dekking die bij u past, en vergelijkt voor u de verzekeraars.</p>
           <ul className="next-step__actions">
             {site ? (
-              <li>
-                <a className="button" href={telHref(site.phone)}>
+              <li className="next-step__call">
+                <a className="button" href={telHref(site.phone)} aria-describedby={hours ? 'bel-bereikbaar' : undefined}>
                   {`Bel\u00a0${phoneText(site.phone)}`}
                 </a>
+                {hours ? (
+                  <span id="bel-bereikbaar" className="meta">
+                    Bereikbaar {hours}
+                  </span>
+                ) : null}
               </li>
             ) : null}
             {site ? (
