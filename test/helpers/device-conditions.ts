@@ -66,15 +66,17 @@ export const fixedBarTop = (page: Page): Promise<number> =>
   })
 
 /**
- * Each link of the open menu scrolled into view (as a keyboard or a finger
- * would bring it): the ones that cannot be brought fully on screen, or that
- * something else covers there (the fixed bar).
+ * Each link of the open menu, the window scrolled to bring it to the middle
+ * (as a finger scrolls the page; an element with its overflow hidden does
+ * not scroll for a finger, so it is left alone): the ones that cannot be
+ * brought fully on screen, or that something else covers there (the fixed bar).
  */
 export const unreachableMenuLinks = (page: Page): Promise<string[]> =>
   page.evaluate(() => {
     const out: string[] = []
     for (const link of document.querySelectorAll<HTMLAnchorElement>('#hoofdmenu a')) {
-      link.scrollIntoView({ block: 'nearest', behavior: 'instant' })
+      const at = link.getBoundingClientRect()
+      window.scrollTo({ top: window.scrollY + at.top - (window.innerHeight - at.height) / 2, behavior: 'instant' })
       const box = link.getBoundingClientRect()
       const name = link.textContent ?? ''
       if (box.width === 0 || box.top < -0.5 || box.bottom > window.innerHeight + 0.5) {
