@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { SiteRoutes } from '../app-root.tsx'
+import { SiteRoutes, screenOfPath } from '../app-root.tsx'
 import { ROOT_ID } from '../document-ids.ts'
 import { LoadingContext } from '../components/loading-state.tsx'
 import { ROUTER_LINKS, isPagePath } from '../components/router-links.tsx'
@@ -15,7 +15,7 @@ import { guardedFullLoad } from './reload-guard.ts'
 import { RENDER_FAILED_MESSAGE, RenderErrorBoundary } from './render-error-boundary.tsx'
 import { ScrollPositions } from './scroll-positions.ts'
 import { type ScreenLoader, loadScreen } from './screen-chunks.ts'
-import { type ScreenModules, fullLoadIsQuicker, preloadScreen, recordNavigation, screenOfPath } from './screen-preloads.ts'
+import { type ScreenModules, fullLoadIsQuicker, preloadScreen, recordNavigation } from './screen-preloads.ts'
 
 export interface ClientAppProps {
   /** Live preview updates: where to subscribe and with which token. */

@@ -65,24 +65,3 @@ export function OpeningHours({ rows }: { rows: readonly OpeningHoursRow[] | null
   return <DescriptionList className="opening-hours" items={(rows ?? []).map((row) => ({ term: row.day, details: row.hours }))} />
 }
 
-/** A weekday's name as Dutch writes it short ("Maandag" → "ma"): its first two letters. */
-const shortDay = (day: string): string => day.trim().slice(0, 2).toLowerCase()
-
-/**
- * The opening hours in one line, for beside a phone number: days in a row with
- * the same hours joined ("ma t/m vr 08:30 – 17:00, za 09:00 – 12:00"); days
- * that say they are closed (no digit in their hours) left out. Empty when no
- * row has hours.
- */
-export function openingHoursSummary(rows: readonly OpeningHoursRow[] | null): string {
-  const runs: { from: string; to: string; hours: string }[] = []
-  for (const row of rows ?? []) {
-    const last = runs.at(-1)
-    if (last && last.hours === row.hours) last.to = row.day
-    else runs.push({ from: row.day, to: row.day, hours: row.hours })
-  }
-  return runs
-    .filter((run) => /\d/.test(run.hours))
-    .map((run) => `${shortDay(run.from)}${run.to === run.from ? '' : ` t/m ${shortDay(run.to)}`} ${run.hours}`)
-    .join(', ')
-}

@@ -1,5 +1,5 @@
-import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react'
-import { DAMAGE_PAGE_PATH, MENU_OPEN_CLASS } from '../../shared/constants.ts'
+import { type ReactNode, type RefObject, useRef } from 'react'
+import { DAMAGE_PAGE_PATH } from '../../shared/constants.ts'
 import { phoneText, telHref } from '../../shared/contact-links.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
@@ -19,7 +19,7 @@ import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-co
 function DamageAction({ site }: { site: SiteSettings | null }) {
   if (!site?.damagePhone) return null
   return (
-    <aside className="damage-action" aria-label="Schadelijn, 24 uur per dag bereikbaar">
+    <aside className="damage-action" aria-label="Schadelijn 24/7">
       <div className="container damage-action__inner">
         <a className="damage-action__call" href={telHref(site.damagePhone)}>
           <span>
@@ -27,7 +27,7 @@ function DamageAction({ site }: { site: SiteSettings | null }) {
             <wbr />
             {'Bel\u00a024/7\u00a0'}
             <wbr />
-            <span className="damage-action__number">{phoneText(site.damagePhone)}</span>
+            {phoneText(site.damagePhone)}
           </span>
         </a>
         <SiteLink className="damage-action__page" href={DAMAGE_PAGE_PATH}>
@@ -43,9 +43,9 @@ function DamageAction({ site }: { site: SiteSettings | null }) {
  * navigation. The toggle is a `<details>`' `<summary>`, so it opens with a tap
  * before the scripts have arrived (or without them); the navigation beside it
  * shows while it is open (styles.css, `:has(.site-menu[open])`). Once hydrated
- * the layout follows its state (`onToggle`), closes it on navigation and on Escape.
+ * Escape closes it; a navigation renders a new, closed one.
  */
-function Header({ site, onToggle, menu }: { site: SiteSettings | null; onToggle: (open: boolean) => void; menu: RefObject<HTMLDetailsElement | null> }) {
+function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: RefObject<HTMLDetailsElement | null>; currentPath: string }) {
   const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
   return (
     <header className="site-header">
@@ -54,10 +54,11 @@ function Header({ site, onToggle, menu }: { site: SiteSettings | null; onToggle:
           <span className="site-logo__mark" aria-hidden="true">H</span>
           <span className="site-logo__name">{site?.companyName ?? FALLBACK_COMPANY_NAME}</span>
         </SiteLink>
-        <details className="site-menu" ref={menu} onToggle={(event) => onToggle(event.currentTarget.open)}>
+        {/* A new element for each page: a navigation closes the menu. */}
+        <details className="site-menu" ref={menu} key={currentPath}>
+          {/* "Menu", open or closed: the browser tells a screen reader whether it is expanded; the page shows it. */}
           <summary className="menu-button" aria-controls="hoofdmenu">
-            <span className="menu-button__open">Menu</span>
-            <span className="menu-button__close">Sluiten</span>
+            Menu
           </summary>
         </details>
         <nav id="hoofdmenu" className="site-nav" aria-label="Hoofdmenu">
@@ -126,30 +127,18 @@ function Footer({ site }: { site: SiteSettings | null }) {
 /** Header, main content and footer of every page, the error page included. */
 export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
   const site = useSite()
-  const [menuOpen, setMenuOpen] = useState(false)
+  // The menu's state is the element's own (opened by a tap before hydration too).
   const menu = useRef<HTMLDetailsElement>(null)
-  const close = () => {
-    if (menu.current) menu.current.open = false
-    setMenuOpen(false)
-  }
-  // A menu opened before hydration stays open (the state follows the element); a navigation closes it.
-  const shownPath = useRef(currentPath)
-  useEffect(() => {
-    if (shownPath.current === currentPath) setMenuOpen(menu.current?.open ?? false)
-    else close()
-    shownPath.current = currentPath
-  }, [currentPath])
 
-  const classes = ['app', menuOpen ? MENU_OPEN_CLASS : '', error ? 'app--error' : ''].filter(Boolean).join(' ')
   return (
     <div
       id="app"
-      className={classes}
+      className={error ? 'app app--error' : 'app'}
       // Escape closes the open menu and gives the focus back to its toggle.
       onKeyDown={(event) => {
-        if (event.key === 'Escape' && menuOpen) {
-          close()
-          menu.current?.querySelector('summary')?.focus()
+        if (event.key === 'Escape' && menu.current?.open) {
+          menu.current.open = false
+          ;(menu.current.firstChild as HTMLElement).focus()
         }
       }}
     >
@@ -157,7 +146,7 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
         Naar de inhoud
       </a>
       <LoadingBar error={error} />
-      <Header site={site} onToggle={setMenuOpen} menu={menu} />
+      <Header site={site} menu={menu} currentPath={currentPath} />
       <DamageAction site={site} />
       <main id="inhoud" className="main" tabIndex={-1}>
         {children}

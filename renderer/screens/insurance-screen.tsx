@@ -1,6 +1,5 @@
-import type { EntryData, Insurance } from '../../shared/content-types.ts'
+import type { EntryData, Insurance, OpeningHours } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
-import { openingHoursSummary } from '../components/contact-details.tsx'
 import { phoneText, telHref } from '../components/format.ts'
 import { useSite } from '../components/site-context.tsx'
 import { PageIntro } from './common.tsx'
@@ -9,6 +8,29 @@ import { type ScreenProps, dataOf } from './types.ts'
 /** The e-mail a visitor starts from an insurance's page: its subject names the insurance. */
 export function adviceMailto(email: string, insurance: string): string {
   return `mailto:${email}?subject=${encodeURIComponent(`Vraag over de ${insurance.toLowerCase()}`)}`
+}
+
+/** A weekday's name as Dutch writes it short ("Maandag" → "ma"): its first two letters. */
+const shortDay = (day: string): string => day.trim().slice(0, 2).toLowerCase()
+
+/**
+ * The opening hours in one line, for beside a phone number: days in a row with
+ * the same hours joined ("ma t/m vr 08:30 – 17:00, za 09:00 – 12:00"); days
+ * that say they are closed (no digit in their hours) left out. Empty when no
+ * row has hours. Here, not in components/contact-details.tsx: only this
+ * screen's chunk carries it, not every page's first load.
+ */
+export function openingHoursSummary(rows: readonly OpeningHours[] | null): string {
+  const runs: { from: string; to: string; hours: string }[] = []
+  for (const row of rows ?? []) {
+    const last = runs.at(-1)
+    if (last && last.hours === row.hours) last.to = row.day
+    else runs.push({ from: row.day, to: row.day, hours: row.hours })
+  }
+  return runs
+    .filter((run) => /\d/.test(run.hours))
+    .map((run) => `${shortDay(run.from)}${run.to === run.from ? '' : ` t/m ${shortDay(run.to)}`} ${run.hours}`)
+    .join(', ')
 }
 
 /** One insurance: its text, then what to do next (call, e-mail about it, or the contact page). */
