@@ -2,7 +2,7 @@ import { type RouteObject, matchRoutes, useRoutes } from 'react-router-dom'
 import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING, PRODUCT_PLACEHOLDER } from '../shared/constants.ts'
 import type { EntryData, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
-import { PAGE_QUERY_PARAM, ROUTE_TEMPLATES } from '../shared/routes.ts'
+import { PAGE_QUERY_PARAM, ROUTE_TEMPLATES, type ScreenName } from '../shared/routes.ts'
 import { Breadcrumbs } from './components/breadcrumbs.tsx'
 import { breadcrumbsOf } from './structured-data.ts'
 import { ErrorPage } from './components/error-page.tsx'
@@ -95,17 +95,20 @@ export function AppRoot({ payload, deferred, screens }: AppRootProps) {
  * (`/actueel/ons-nieuwe-merk-{product}`) is a `:slug`. The catch-all is every
  * path the gateway answers without a route: its 404 page.
  */
-export const SITE_ROUTES: readonly RouteObject[] = [
-  ...new Set(
-    ROUTE_TEMPLATES.flatMap((route) => route.paths).map((path) =>
+/** The screen of each route path, for `screenOfPath` (reversed: the first route that names a path is the one kept). */
+const SCREEN_OF_ROUTE = new Map<string, ScreenName>(
+  ROUTE_TEMPLATES.flatMap((route) =>
+    route.paths.map((path): [string, ScreenName] => [
       path
         .split('/')
         .map((segment) => (segment.includes(PRODUCT_PLACEHOLDER) ? ':slug' : segment))
         .join('/'),
-    ),
-  ),
-  '*',
-].map((path) => ({ path }))
+      route.screen,
+    ]),
+  ).reverse(),
+)
+
+export const SITE_ROUTES: readonly RouteObject[] = [...[...SCREEN_OF_ROUTE.keys()].reverse(), '*'].map((path) => ({ path }))
 
 /** Paths whose route is remembered; past it the memory starts again (paths with slugs are endless). */
 const MAX_REMEMBERED_PATHS = 1000
@@ -127,6 +130,13 @@ function routeOf(pathname: string): RouteObject {
   }
   return route
 }
+
+/**
+ * The screen a path shows, known before its payload arrives, so that a client
+ * navigation fetches the screen's code with its data (client/screen-preloads.ts);
+ * undefined where no route matches (the 404 page).
+ */
+export const screenOfPath = (pathname: string): ScreenName | undefined => SCREEN_OF_ROUTE.get(routeOf(pathname).path ?? '')
 
 export interface SiteRoutesProps extends AppRootProps {
   /** What draws the links: react-router's in the browser, their markup on the server (components/router-links.tsx). */

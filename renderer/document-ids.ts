@@ -1,3 +1,5 @@
+import type { ScreenName } from '../shared/routes.ts'
+
 /** Ids of the elements the server writes and the browser bundle reads. */
 export const PAYLOAD_SCRIPT_ID = '__PAYLOAD__'
 export const CONFIG_SCRIPT_ID = '__CONFIG__'
@@ -22,4 +24,6 @@ export interface ClientConfig {
    * paint, so nothing the first screen does not use is fetched before it.
    */
   modulePreloads?: string[]
+  /** Each screen's chunk and its static imports, as file names beside the bundle: fetched with a navigation's payload (client/screen-preloads.ts). */
+  screenModules?: Partial<Record<ScreenName, string[]>>
 }

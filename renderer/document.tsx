@@ -51,7 +51,7 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
         {inlineStylesheet === undefined ? <link rel="stylesheet" href={stylesheet} /> : <style nonce={nonce} dangerouslySetInnerHTML={{ __html: inlineStylesheet }} />}
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <noscript>
-          <style nonce={nonce}>{'.menu-button{display:none}.site-nav{display:block}'}</style>
+          <style nonce={nonce}>{'.site-menu{display:none}.site-nav{display:block}'}</style>
         </noscript>
       </head>
       <body>
@@ -68,7 +68,7 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
           </StaticRouter>
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />
-        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint }) }} />
+        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint, screenModules: modulePreloads.screens }) }} />
         {entryScript ? <script type="module" src={entryScript} nonce={nonce} /> : null}
         {livePreviewEntry ? <script type="module" src={livePreviewEntry} nonce={nonce} /> : null}
       </body>

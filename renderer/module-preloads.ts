@@ -25,6 +25,8 @@ export interface ModulePreloads {
 export interface PagePreloads {
   withPage: string[]
   afterPaint: string[]
+  /** Every screen's chunk and its imports, as file names in /assets/, for client navigations. */
+  screens?: Partial<Record<ScreenName, string[]>>
 }
 
 const assetUrl = (outputPath: string): string => `/assets/${basename(outputPath)}`
@@ -92,8 +94,20 @@ export function preloadModules(hrefs: string[], nonce: string): void {
   for (const href of hrefs) preloadModule(href, { as: 'script', nonce, fetchPriority: 'low' } as PreloadModuleOptions)
 }
 
+const screenFilesOf = new WeakMap<ModulePreloads, Partial<Record<ScreenName, string[]>>>()
+
+/** The screens' modules as file names (the client resolves them beside its bundle): a third fewer bytes in every page. */
+function screenFiles(preloads: ModulePreloads): Partial<Record<ScreenName, string[]>> {
+  let files = screenFilesOf.get(preloads)
+  if (!files) {
+    files = Object.fromEntries(Object.entries(preloads.screens).map(([screen, urls]) => [screen, urls.map((url) => basename(url))]))
+    screenFilesOf.set(preloads, files)
+  }
+  return files
+}
+
 /** What the page of `screen` preloads: the entry's chunks with the page; after its first paint the hydration's, then the screen's. */
 export function preloadsFor(preloads: ModulePreloads, screen: ScreenName | 'error'): PagePreloads {
   const screenChunks = screen === 'error' ? [] : (preloads.screens[screen] ?? [])
-  return { withPage: preloads.entry, afterPaint: [...preloads.hydration, ...screenChunks] }
+  return { withPage: preloads.entry, afterPaint: [...preloads.hydration, ...screenChunks], screens: screenFiles(preloads) }
 }

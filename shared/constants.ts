@@ -58,9 +58,6 @@ export const LOADING_BAR = {
   errorPageColour: '#0072e3',
 } as const
 
-/** Class on the app root while the menu is open; it hides page overflow. */
-export const MENU_OPEN_CLASS = 'app--menu-open'
-
 // Navigation and deployment updates
 export const RELOAD_GUARD_MS = 10_000
 export const MANIFEST_FETCH_DELAY_MS = 1000

@@ -7,9 +7,10 @@
 /**
  * A phone number (ten digits from its leading 0, or +31 / 0031 and nine,
  * with spaces, hyphens or " - " between groups) or an e-mail address, not
- * glued to a word, a digit, a plus or an @ on either side.
+ * glued to a word, a digit, a plus or an @ on either side; or the emergency
+ * number where the text says to call it ("Bel 112").
  */
-const CONTACT = /(?<![\w+@.\u2011-])(?:((?:\+31|0031|0)(?:[ \u00a0]?[-\u2011]?[ \u00a0]?\d){9})|([\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}))(?![\w@\u2011]|[-.]\w)/gi
+const CONTACT = /(?<![\w+@.\u2011-])(?:((?:\+31|0031|0)(?:[ \u00a0]?[-\u2011]?[ \u00a0]?\d){9})|([\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,})|(?<=\bbel[ \u00a0])(112))(?![\w@\u2011]|[-.]\w)/gi
 
 /** The E.164 form of a Dutch number as written (`088 - 123 45 99` -> `+31881234599`); undefined for anything else. */
 export function e164(phone: string): string | undefined {
@@ -35,8 +36,8 @@ export function contactParts(text: string): ContactPart[] {
   const parts: ContactPart[] = []
   let last = 0
   for (const match of text.matchAll(CONTACT)) {
-    const [whole, phone] = match
-    const number = phone && e164(phone)
+    const [whole, phone, , emergency] = match
+    const number = emergency ?? (phone && e164(phone))
     if (phone && !number) continue
     parts.push(text.slice(last, match.index), number ? { kind: 'tel', text: whole, href: `tel:${number}` } : { kind: 'mailto', text: whole, href: `mailto:${whole}` })
     last = match.index + whole.length

@@ -33,7 +33,8 @@ t.test('every phone number and e-mail address on every page of the sitemap is a 
     t.same(bare, [], `${path}: no number or address outside a link`)
     for (const match of html.matchAll(/href="tel:([^"]*)"/g)) {
       tels++
-      t.match(match[1], /^\+31[1-9]\d{8}$/, `${path}: tel:${match[1]} is E.164`)
+      // E.164, or the emergency number, which is dialled as it is.
+      t.match(match[1], /^(?:\+31[1-9]\d{8}|112)$/, `${path}: tel:${match[1]} is E.164 or 112`)
     }
   }
   t.ok(tels >= paths.length, 'the footer\'s numbers on every page, and more')
@@ -43,4 +44,12 @@ t.test('the damage page\'s numbers and address, written in its text, are links',
   const html = await get('/onze-dienstverlening/schade-melden')
   t.match(html, /<a href="tel:\+31881234599">088\u00a0\u2011\u00a0123\u00a045\u00a099<\/a>/, 'the damage line in the rich text, with non-breaking spaces and hyphen')
   t.match(html, /<a href="mailto:schade@havenborg\.nl">schade@havenborg\.nl<\/a>/)
+  t.match(html, /Bel <a href="tel:112">112<\/a>\./, '"Bel 112" is a tap to call')
+})
+
+t.test('112 is a link where the text says to call it, and nowhere else', async (t) => {
+  const tel = (text: string) => contactParts(text).filter((part) => typeof part !== 'string')
+  t.same(tel('Is er letsel? Bel 112.'), [{ kind: 'tel', text: '112', href: 'tel:112' }])
+  t.same(tel('bel 112 of de huisartsenpost'), [{ kind: 'tel', text: '112', href: 'tel:112' }])
+  t.same(tel('112 woningen, artikel 112, bel 1120, bel 0112'), [])
 })

@@ -141,8 +141,8 @@ t.test('hours and numbers read the same on every page', async (t) => {
         `${page.path}: "${match[0]}" and the footer has no weekend hours`,
       )
     }
-    // "U belt ons maandag t/m vrijdag 08:30 – 17:00" (the insurances' next step): the footer's hours again.
-    for (const match of text.matchAll(/maandag t\/m vrijdag (\d\d:\d\d) – (\d\d:\d\d)/g)) {
+    // "Bereikbaar ma t/m vr 08:30 – 17:00" (the insurances' call button): the footer's hours again.
+    for (const match of text.matchAll(/(?:maandag t\/m vrijdag|ma t\/m vr) (\d\d:\d\d) – (\d\d:\d\d)/g)) {
       t.equal(weekday, `${match[1]} – ${match[2]}`, `${page.path}: "${match[0]}" agrees with the footer`)
     }
     for (const match of text.matchAll(/\b300\.\d{6}\b/g)) t.equal(match[0], kifid, `${page.path}: Kifid number ${match[0]}`)
@@ -188,7 +188,7 @@ t.test('what a visitor acts on: cover, eigen risico, insurers and a next step; a
       [],
       `${page.path}: what is covered, what not, the eigen risico and the insurers, each under its heading`,
     )
-    t.match(textOf(page.main), /U belt ons maandag t\/m vrijdag \d\d:\d\d – \d\d:\d\d/, `${page.path}: the call says when`)
+    t.match(textOf(page.main), /Bereikbaar ma t\/m vr \d\d:\d\d – \d\d:\d\d/, `${page.path}: the call says when`)
     t.ok(page.hrefs.some((href) => href.startsWith('tel:')) && page.hrefs.some((href) => /^mailto:[^?]+@[^?]+\?subject=/.test(href)), `${page.path}: call, or mail about it`)
   }
   const overview = pages.get('/onze-verzekeringen') as Page

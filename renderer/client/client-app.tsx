@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { SiteRoutes } from '../app-root.tsx'
+import { SiteRoutes, screenOfPath } from '../app-root.tsx'
 import { ROOT_ID } from '../document-ids.ts'
 import { LoadingContext } from '../components/loading-state.tsx'
 import { ROUTER_LINKS, isPagePath } from '../components/router-links.tsx'
@@ -15,6 +15,7 @@ import { guardedFullLoad } from './reload-guard.ts'
 import { RENDER_FAILED_MESSAGE, RenderErrorBoundary } from './render-error-boundary.tsx'
 import { ScrollPositions } from './scroll-positions.ts'
 import { type ScreenLoader, loadScreen } from './screen-chunks.ts'
+import { type ScreenModules, fullLoadIsQuicker, preloadScreen, recordNavigation } from './screen-preloads.ts'
 
 export interface ClientAppProps {
   /** Live preview updates: where to subscribe and with which token. */
@@ -25,6 +26,8 @@ export interface ClientAppProps {
   loader: PayloadLoader
   builds: BuildWatcher
   screenLoader: ScreenLoader
+  /** Each screen's chunk and imports, to fetch with a navigation's payload. */
+  screenModules?: ScreenModules
 }
 
 interface View {
@@ -90,7 +93,7 @@ function failurePayload(path: string, fullPath: string, previous: PagePayload, m
  * shown; links navigate on the client, payloads load from the gateway and
  * are prefetched on hover, focus and touch.
  */
-export function ClientApp({ initial, deferred, screens, loader, builds, screenLoader, live }: ClientAppProps) {
+export function ClientApp({ initial, deferred, screens, loader, builds, screenLoader, screenModules, live }: ClientAppProps) {
   const location = useLocation()
   const navigate = useNavigate()
   const locationKey = `${location.pathname}${location.search}`
@@ -120,8 +123,17 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
     }
     // Back and forward after a new deployment load the page from the server too, like a click.
     if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
+    // Where the last client navigation was slower than this page's fresh load, the server's page is quicker: a full load.
+    if (!isBot() && fullLoadIsQuicker() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
+    // The screen's code with the payload, at once: its chunk and the chunk's imports as module preloads, and the chunk imported.
+    const screen = screenOfPath(pathname)
+    if (screen && !screens[screen]) {
+      preloadScreen(screenModules, screen)
+      loadScreen(screenLoader, screens, screen).catch(() => undefined)
+    }
     let cancelled = false
     let settled = false
+    const started = performance.now()
     indicator.start()
     loader
       .load(pathname, search)
@@ -134,6 +146,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
           settled = true
           if (cancelled) return
           indicator.finish()
+          recordNavigation(performance.now() - started)
           scroll.record()
           setView({ payload, deferred: null, key: locationKey, hash, entry, navigated: true, restore })
         },
@@ -238,8 +251,10 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       const { url } = link
       if (url.pathname === window.location.pathname && url.search === window.location.search) return
       loader.prefetch(url.pathname, url.search)
+      const screen = screenOfPath(url.pathname)
+      if (screen && !screens[screen]) preloadScreen(screenModules, screen)
     },
-    [loader],
+    [loader, screens, screenModules],
   )
 
   useEffect(() => {

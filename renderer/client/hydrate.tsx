@@ -55,6 +55,7 @@ async function start(): Promise<void> {
             loader={loader}
             builds={builds}
             screenLoader={SCREEN_CHUNKS}
+            {...(config.screenModules ? { screenModules: config.screenModules } : {})}
             {...(config.graphqlWsUrl ? { live: { url: config.graphqlWsUrl, token } } : {})}
           />
         </BrowserRouter>

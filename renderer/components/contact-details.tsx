@@ -64,3 +64,4 @@ export function DescriptionList({ className, items }: { className: string; items
 export function OpeningHours({ rows }: { rows: readonly OpeningHoursRow[] | null }) {
   return <DescriptionList className="opening-hours" items={(rows ?? []).map((row) => ({ term: row.day, details: row.hours }))} />
 }
+

@@ -1,5 +1,5 @@
-import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react'
-import { DAMAGE_PAGE_PATH, MENU_OPEN_CLASS } from '../../shared/constants.ts'
+import { type ReactNode, type RefObject, useRef } from 'react'
+import { DAMAGE_PAGE_PATH } from '../../shared/constants.ts'
 import { phoneText, telHref } from '../../shared/contact-links.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
@@ -10,17 +10,25 @@ import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-co
  * What a visitor with damage needs, within reach on every page while
  * scrolling: the 24/7 damage number to tap and the page on what to do. A bar
  * at the bottom on a phone (where a thumb is), a strip under the header on a
- * wider screen (styles.css); both in the page's HTML, so nothing shifts.
+ * wider screen (styles.css); both in the page's HTML, so nothing shifts. It
+ * says what it is, on a phone too ("Schade? Bel 24/7"), and gives way to large
+ * text and narrow screens: the call link breaks only between its label and the
+ * number (`<wbr>`: its text keeps non-breaking spaces, html-validate's
+ * tel-non-breaking), and the two links wrap onto two rows where one is too narrow.
  */
 function DamageAction({ site }: { site: SiteSettings | null }) {
   if (!site?.damagePhone) return null
   return (
-    <aside className="damage-action" aria-label="Schade melden">
+    <aside className="damage-action" aria-label="Schadelijn 24/7">
       <div className="container damage-action__inner">
         <a className="damage-action__call" href={telHref(site.damagePhone)}>
-          {/* Non-breaking spaces: a number's link text never breaks (html-validate's tel-non-breaking). */}
-          <span className="damage-action__label">{'Schade?\u00a0'}</span>Bel<span className="damage-action__label">{'\u00a024/7'}</span>
-          {`\u00a0${phoneText(site.damagePhone)}`}
+          <span>
+            {'Schade?\u00a0'}
+            <wbr />
+            {'Bel\u00a024/7\u00a0'}
+            <wbr />
+            {phoneText(site.damagePhone)}
+          </span>
         </a>
         <SiteLink className="damage-action__page" href={DAMAGE_PAGE_PATH}>
           Schade melden
@@ -30,7 +38,14 @@ function DamageAction({ site }: { site: SiteSettings | null }) {
   )
 }
 
-function Header({ site, menuOpen, onToggle, menuButton }: { site: SiteSettings | null; menuOpen: boolean; onToggle: () => void; menuButton: RefObject<HTMLButtonElement | null> }) {
+/**
+ * The header: the brand, and on a phone a "Menu" toggle that opens the main
+ * navigation. The toggle is a `<details>`' `<summary>`, so it opens with a tap
+ * before the scripts have arrived (or without them); the navigation beside it
+ * shows while it is open (styles.css, `:has(.site-menu[open])`). Once hydrated
+ * Escape closes it; a navigation renders a new, closed one.
+ */
+function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: RefObject<HTMLDetailsElement | null>; currentPath: string }) {
   const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
   return (
     <header className="site-header">
@@ -39,16 +54,13 @@ function Header({ site, menuOpen, onToggle, menuButton }: { site: SiteSettings |
           <span className="site-logo__mark" aria-hidden="true">H</span>
           <span className="site-logo__name">{site?.companyName ?? FALLBACK_COMPANY_NAME}</span>
         </SiteLink>
-        <button
-          type="button"
-          className="menu-button"
-          aria-expanded={menuOpen}
-          aria-controls="hoofdmenu"
-          onClick={onToggle}
-          ref={menuButton}
-        >
-          {menuOpen ? 'Sluiten' : 'Menu'}
-        </button>
+        {/* A new element for each page: a navigation closes the menu. */}
+        <details className="site-menu" ref={menu} key={currentPath}>
+          {/* "Menu", open or closed: the browser tells a screen reader whether it is expanded; the page shows it. */}
+          <summary className="menu-button" aria-controls="hoofdmenu">
+            Menu
+          </summary>
+        </details>
         <nav id="hoofdmenu" className="site-nav" aria-label="Hoofdmenu">
           <ul>
             {navigation.map((link) => (
@@ -117,25 +129,23 @@ function Footer({ site }: { site: SiteSettings | null }) {
 /** Header, main content and footer of every page, the error page included; the skip link to `#inhoud` comes before it (document.tsx). */
 export function Layout({ children, currentPath, error = false }: { children: ReactNode; currentPath: string; error?: boolean }) {
   const site = useSite()
-  const [menuOpen, setMenuOpen] = useState(false)
-  const menuButton = useRef<HTMLButtonElement>(null)
-  useEffect(() => setMenuOpen(false), [currentPath])
+  // The menu's state is the element's own (opened by a tap before hydration too).
+  const menu = useRef<HTMLDetailsElement>(null)
 
-  const classes = ['app', menuOpen ? MENU_OPEN_CLASS : '', error ? 'app--error' : ''].filter(Boolean).join(' ')
   return (
     <div
       id="app"
-      className={classes}
-      // Escape closes the open menu and gives the focus back to its button.
+      className={error ? 'app app--error' : 'app'}
+      // Escape closes the open menu and gives the focus back to its toggle.
       onKeyDown={(event) => {
-        if (event.key === 'Escape' && menuOpen) {
-          setMenuOpen(false)
-          menuButton.current?.focus()
+        if (event.key === 'Escape' && menu.current?.open) {
+          menu.current.open = false
+          ;(menu.current.firstChild as HTMLElement).focus()
         }
       }}
     >
       <LoadingBar error={error} />
-      <Header site={site} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} menuButton={menuButton} />
+      <Header site={site} menu={menu} currentPath={currentPath} />
       <DamageAction site={site} />
       <main id="inhoud" className="main" tabIndex={-1}>
         {children}

@@ -1,4 +1,4 @@
-import type { EntryData, Insurance } from '../../shared/content-types.ts'
+import type { EntryData, Insurance, OpeningHours } from '../../shared/content-types.ts'
 import { RichText } from '../components/cms-content.tsx'
 import { phoneText, telHref } from '../components/format.ts'
 import { useSite } from '../components/site-context.tsx'
@@ -8,6 +8,29 @@ import { type ScreenProps, dataOf } from './types.ts'
 /** The e-mail a visitor starts from an insurance's page: its subject names the insurance. */
 export function adviceMailto(email: string, insurance: string): string {
   return `mailto:${email}?subject=${encodeURIComponent(`Vraag over de ${insurance.toLowerCase()}`)}`
+}
+
+/** A weekday's name as Dutch writes it short ("Maandag" → "ma"): its first two letters. */
+const shortDay = (day: string): string => day.trim().slice(0, 2).toLowerCase()
+
+/**
+ * The opening hours in one line, for beside a phone number: days in a row with
+ * the same hours joined ("ma t/m vr 08:30 – 17:00, za 09:00 – 12:00"); days
+ * that say they are closed (no digit in their hours) left out. Empty when no
+ * row has hours. Here, not in components/contact-details.tsx: only this
+ * screen's chunk carries it, not every page's first load.
+ */
+export function openingHoursSummary(rows: readonly OpeningHours[] | null): string {
+  const runs: { from: string; to: string; hours: string }[] = []
+  for (const row of rows ?? []) {
+    const last = runs.at(-1)
+    if (last && last.hours === row.hours) last.to = row.day
+    else runs.push({ from: row.day, to: row.day, hours: row.hours })
+  }
+  return runs
+    .filter((run) => /\d/.test(run.hours))
+    .map((run) => `${shortDay(run.from)}${run.to === run.from ? '' : ` t/m ${shortDay(run.to)}`} ${run.hours}`)
+    .join(', ')
 }
 
 /**
@@ -20,8 +43,9 @@ export function InsuranceScreen({ payload }: ScreenProps) {
   const insurance = dataOf<EntryData<Insurance>>(payload, 'entry')?.entry
   const site = useSite()
   if (!insurance) return null
+  // When the general number answers: the site's opening hours (the damage line is 24/7, in the bar).
+  const hours = openingHoursSummary(site?.openingHours ?? null)
   const overview = payload.path.slice(0, payload.path.lastIndexOf('/'))
-  const hours = hoursSummary(site?.openingHours ?? null)
   const email = insurance.adviceEmail || site?.email
   const insurers = insurance.insurers ?? []
   return (
@@ -57,14 +81,18 @@ export function InsuranceScreen({ payload }: ScreenProps) {
           <h2 id="volgende-stap">Advies over uw {insurance.title.toLowerCase()}?</h2>
           <p>
             Een adviseur kijkt met u naar de dekking die bij u past, vergelijkt voor u de verzekeraars en vertelt vooraf wat het advies kost.
-            {site && hours ? ` U belt ons ${hours}.` : ''}
           </p>
           <ul className="next-step__actions">
             {site ? (
-              <li>
-                <a className="button" href={telHref(site.phone)}>
+              <li className="next-step__call">
+                <a className="button" href={telHref(site.phone)} aria-describedby={hours ? 'bel-bereikbaar' : undefined}>
                   {`Bel\u00a0${phoneText(site.phone)}`}
                 </a>
+                {hours ? (
+                  <span id="bel-bereikbaar" className="meta">
+                    Bereikbaar {hours}
+                  </span>
+                ) : null}
               </li>
             ) : null}
             {email ? (
@@ -85,25 +113,6 @@ export function InsuranceScreen({ payload }: ScreenProps) {
       </div>
     </article>
   )
-}
-
-/**
- * When the office answers, from the opening hours of the global set (one
- * place for them): consecutive days with the same hours as one run, closed
- * days left out, e.g. `maandag t/m vrijdag 08:30 – 17:00`.
- */
-function hoursSummary(rows: readonly { day: string; hours: string }[] | null): string | undefined {
-  const runs: { first: string; last: string; hours: string }[] = []
-  for (const row of rows ?? []) {
-    const previous = runs.at(-1)
-    if (previous && previous.hours === row.hours) previous.last = row.day
-    else runs.push({ first: row.day, last: row.day, hours: row.hours })
-  }
-  const open = runs.filter((run) => /\d/.test(run.hours))
-  if (open.length === 0) return undefined
-  return open
-    .map((run) => `${run.first.toLowerCase()}${run.last === run.first ? '' : ` t/m ${run.last.toLowerCase()}`} ${run.hours}`)
-    .join(', ')
 }
 
 /** `a, b en c`. */
