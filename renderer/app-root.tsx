@@ -84,7 +84,7 @@ export function AppRoot({ payload, deferred, screens }: AppRootProps) {
         {Screen ? <Screen payload={payload} deferred={deferred} /> : <ErrorPage payload={payload} />}
       </Layout>
       {/* Its tags go to the document's head, on the server and after every client navigation alike; after the layout, so the visible page streams first. */}
-      <PageHead payload={payload} meta={meta} />
+      <PageHead payload={payload} meta={meta} {...(Screen?.jsonLd ? { screenJsonLd: Screen.jsonLd } : {})} />
     </SiteContext.Provider>
   )
 }

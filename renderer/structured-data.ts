@@ -1,9 +1,15 @@
-import type { Article, EntryData, Establishment, Insurance, Job, SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
+import type { SiteSettings, SiteSettingsData } from '../shared/content-types.ts'
 import type { PagePayload } from '../shared/payload.ts'
-import { dataOf, entriesOf } from './screens/types.ts'
-import { publicationDate } from './components/format.ts'
+import { dataOf } from './screens/types.ts'
 
-type JsonLd = Record<string, unknown>
+export type JsonLd = Record<string, unknown>
+
+/**
+ * A screen's own structured data (a job posting, a news article, the offices,
+ * a service): a static `jsonLd` of its component (screens/registry.ts), so
+ * its code is in the screen's chunk, not in the code every page loads.
+ */
+export type ScreenJsonLd = (payload: PagePayload, site: SiteSettings, siteUrl: string, url: string | undefined) => JsonLd[]
 
 /** Where each nested page sits: the overview above it, for breadcrumbs. */
 const PARENTS: Record<string, { path: string; name: string }> = {
@@ -39,8 +45,6 @@ const address = (street: string, postalCode: string, city: string) => ({
   addressCountry: 'NL',
 })
 
-const absolute = (siteUrl: string, path: string): string => (/^https?:\/\//.test(path) ? path : `${siteUrl}${path}`)
-
 function agency(site: SiteSettings, siteUrl: string): JsonLd {
   return {
     '@type': 'InsuranceAgency',
@@ -59,110 +63,16 @@ function agency(site: SiteSettings, siteUrl: string): JsonLd {
   }
 }
 
-const DAYS: Record<string, string> = {
-  maandag: 'Monday',
-  dinsdag: 'Tuesday',
-  woensdag: 'Wednesday',
-  donderdag: 'Thursday',
-  vrijdag: 'Friday',
-  zaterdag: 'Saturday',
-  zondag: 'Sunday',
-}
-
-function openingHours(rows: { day: string; hours: string }[]): JsonLd[] {
-  return rows.flatMap((row) => {
-    const match = /(\d{1,2}:\d{2})\s*[–-]\s*(\d{1,2}:\d{2})/.exec(row.hours)
-    const day = DAYS[row.day.toLowerCase()]
-    return match && day ? [{ '@type': 'OpeningHoursSpecification', dayOfWeek: day, opens: match[1], closes: match[2] }] : []
-  })
-}
-
-const plain = (html: string | null | undefined): string => (html ?? '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()
-
-/** The structured data of a page: the agency on home, a job posting, a news article, the offices, breadcrumbs. */
-export function structuredData(payload: PagePayload, title: string | undefined): JsonLd[] {
+/** The structured data of a page: the agency on home, the screen's own (`screenJsonLd`: a job posting, a news article, the offices, a service), breadcrumbs. */
+export function structuredData(payload: PagePayload, title: string | undefined, screenJsonLd?: ScreenJsonLd): JsonLd[] {
   const site = dataOf<SiteSettingsData>(payload, 'site')?.globalSet
   if (payload.screen === 'error' || !site) return []
   const { siteUrl } = payload
   const url = payload.canonicalPath ? `${siteUrl}${payload.canonicalPath}` : undefined
   const items: JsonLd[] = []
   if (payload.screen === 'home') items.push(agency(site, siteUrl))
-  if (payload.screen === 'job') {
-    const job = dataOf<EntryData<Job>>(payload, 'entry')?.entry
-    if (job) {
-      items.push({
-        '@type': 'JobPosting',
-        title: job.title,
-        description: [job.intro, job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
-        // A preview's draft or scheduled job was never posted: no date it may get (components/draft-marker.tsx).
-        ...(publicationDate(job) ? { datePosted: job.postDate } : {}),
-        ...(job.validThrough ? { validThrough: job.validThrough } : {}),
-        employmentType: /^(3[2-9]|40)/.test(job.hours ?? '') ? 'FULL_TIME' : 'PART_TIME',
-        hiringOrganization: { '@type': 'Organization', name: site.companyName, sameAs: `${siteUrl}/` },
-        jobLocation: { '@type': 'Place', address: { '@type': 'PostalAddress', addressLocality: job.location, addressCountry: 'NL' } },
-        ...(job.salaryMin !== null || job.salaryMax !== null
-          ? {
-              baseSalary: {
-                '@type': 'MonetaryAmount',
-                currency: 'EUR',
-                value: { '@type': 'QuantitativeValue', minValue: job.salaryMin, maxValue: job.salaryMax, unitText: 'MONTH' },
-              },
-            }
-          : {}),
-
-        url,
-      })
-    }
-  }
-  if (payload.screen === 'insurance') {
-    const insurance = dataOf<EntryData<Insurance>>(payload, 'entry')?.entry
-    if (insurance) {
-      items.push({
-        '@type': 'Service',
-        name: insurance.title,
-        description: insurance.intro,
-        provider: { '@id': `${siteUrl}/#organisatie`, '@type': 'InsuranceAgency', name: site.companyName },
-        url,
-      })
-    }
-  }
-  if (payload.screen === 'article') {
-    const article = dataOf<EntryData<Article>>(payload, 'entry')?.entry
-    if (article) {
-      const image = article.image[0]
-      items.push({
-        '@type': 'NewsArticle',
-        headline: article.title,
-        description: article.intro,
-        // A preview's draft or scheduled article was never published: no datePublished it may get.
-        ...(publicationDate(article) ? { datePublished: article.postDate, dateModified: article.dateUpdated ?? article.postDate } : {}),
-        author: { '@type': 'Person', name: article.author?.fullName ?? site.companyName },
-        publisher: { '@type': 'Organization', name: site.companyName, logo: { '@type': 'ImageObject', url: `${siteUrl}/favicon.svg` } },
-        ...(image ? { image: [absolute(siteUrl, image.shareUrl ?? image.url)] } : {}),
-        mainEntityOfPage: url,
-        inLanguage: 'nl-NL',
-      })
-    }
-  }
-  if (payload.screen === 'establishments') {
-    const offices = entriesOf<Establishment>(payload, 'establishments')
-    for (const office of offices) {
-      items.push({
-        '@type': 'InsuranceAgency',
-        name: `${site.companyName} – ${office.title}`,
-        url: `${siteUrl}/kantoren#${office.slug}`,
-        telephone: office.phone,
-        email: office.email,
-        address: address(office.street, office.postalCode, office.city),
-        ...(office.latitude !== null && office.longitude !== null
-          ? { geo: { '@type': 'GeoCoordinates', latitude: office.latitude, longitude: office.longitude } }
-          : {}),
-        openingHoursSpecification: openingHours(office.openingHours ?? []),
-        ...(office.mapUrl ? { hasMap: office.mapUrl } : {}),
-        parentOrganization: { '@id': `${siteUrl}/#organisatie` },
-      })
-    }
-  }
+  // The screen's own items come with its chunk (its component's `jsonLd`), not with every page's code.
+  if (screenJsonLd) items.push(...screenJsonLd(payload, site, siteUrl, url))
   const crumbs = breadcrumbsOf(payload, title)
   if (crumbs.length > 0) {
     items.push({

@@ -60,6 +60,11 @@ export const LOADING_BAR = {
 
 // Navigation and deployment updates
 export const RELOAD_GUARD_MS = 10_000
+/**
+ * A client navigation this long or shorter never sends the next ones to full page loads, whatever the first paint
+ * was: the fall-back is for slow connections (Slow 3G: seconds), not for one navigation that a busy CPU held up.
+ */
+export const FULL_LOAD_FALLBACK_MIN_MS = 2000
 export const MANIFEST_FETCH_DELAY_MS = 1000
 export const MAX_CONCURRENT_PRELOADS = 5
 export const IDLE_CALLBACK_FALLBACK_MS = 50

@@ -1,9 +1,7 @@
-import type { ComponentType } from 'react'
 import type { ScreenName } from '../../shared/routes.ts'
-import type { ScreenRegistry } from '../screens/registry.ts'
-import type { ScreenProps } from '../screens/types.ts'
+import type { ScreenComponent, ScreenRegistry } from '../screens/registry.ts'
 
-export type ScreenLoader = Record<ScreenName, () => Promise<ComponentType<ScreenProps>>>
+export type ScreenLoader = Record<ScreenName, () => Promise<ScreenComponent>>
 
 /** Each screen as its own chunk: the first load carries only the code of the page it shows. */
 export const SCREEN_CHUNKS: ScreenLoader = {

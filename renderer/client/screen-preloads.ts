@@ -1,3 +1,4 @@
+import { FULL_LOAD_FALLBACK_MIN_MS } from '../../shared/constants.ts'
 import type { ScreenName } from '../../shared/routes.ts'
 
 // A navigation (or a hover that announces one) fetches the screen's code
@@ -31,5 +32,8 @@ export function recordNavigation(ms: number): void {
  * document's own first paint after a fresh load. Measured rather than guessed
  * from the connection type: on Slow 3G with the code fetched in parallel the
  * client's path still wins (docs/browser.md), so a rule on "2G" would lose time.
+ * Never for a navigation of at most FULL_LOAD_FALLBACK_MIN_MS: on a fast
+ * connection a busy moment must not end client navigation for the visit.
  */
-export const fullLoadIsQuicker = (): boolean => lastNavigationMs > (performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Infinity)
+export const fullLoadIsQuicker = (): boolean =>
+  lastNavigationMs > Math.max(FULL_LOAD_FALLBACK_MIN_MS, performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Infinity)

@@ -2,7 +2,7 @@ import type { SiteSettingsData } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { scriptJson } from '../../shared/script-json.ts'
 import type { PageMeta } from '../page-meta.ts'
-import { structuredData } from '../structured-data.ts'
+import { type ScreenJsonLd, structuredData } from '../structured-data.ts'
 import { FALLBACK_COMPANY_NAME } from './site-context.tsx'
 
 /**
@@ -21,7 +21,7 @@ import { FALLBACK_COMPANY_NAME } from './site-context.tsx'
  * JSON-LD is a script, which React does not hoist: it stays where this
  * component is, in the body, which search engines read as well.
  */
-export function PageHead({ payload, meta }: { payload: PagePayload; meta: PageMeta }) {
+export function PageHead({ payload, meta, screenJsonLd }: { payload: PagePayload; meta: PageMeta; screenJsonLd?: ScreenJsonLd }) {
   const siteName = (payload.data.site as SiteSettingsData | undefined)?.globalSet?.companyName ?? FALLBACK_COMPANY_NAME
   const shareTitle = meta.heading ?? meta.title
   return (
@@ -41,7 +41,7 @@ export function PageHead({ payload, meta }: { payload: PagePayload; meta: PageMe
       <meta name="twitter:title" content={shareTitle} />
       {meta.description ? <meta name="twitter:description" content={meta.description} /> : null}
       {meta.image ? <meta name="twitter:image" content={meta.image} /> : null}
-      {structuredData(payload, meta.heading).map((item, index) => (
+      {structuredData(payload, meta.heading, screenJsonLd).map((item, index) => (
         <script key={`${String(item['@type'])}-${index}`} type="application/ld+json" dangerouslySetInnerHTML={{ __html: scriptJson(item) }} />
       ))}
     </>

@@ -4,6 +4,7 @@ import { RichText } from '../components/cms-content.tsx'
 import { ContentImage } from '../components/content-image.tsx'
 import { pathOfUri, publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
+import type { ScreenJsonLd } from '../structured-data.ts'
 import { type ScreenProps, dataOf, entriesOf } from './types.ts'
 
 /** The image is as wide as the text column (46rem, .article-image), or the container less its padding (1.25rem a side). */
@@ -100,3 +101,26 @@ function MoreArticles({ articles }: { articles: readonly LatestArticle[] }) {
     </section>
   )
 }
+
+const absolute = (siteUrl: string, path: string): string => (/^https?:\/\//.test(path) ? path : `${siteUrl}${path}`)
+
+/** The news article in the page's structured data (structured-data.ts). */
+ArticleScreen.jsonLd = ((payload, site, siteUrl, url) => {
+  const article = dataOf<EntryData<Article>>(payload, 'entry')?.entry
+  if (!article) return []
+  const image = article.image[0]
+  return [
+    {
+      '@type': 'NewsArticle',
+      headline: article.title,
+      description: article.intro,
+      // A preview's draft or scheduled article was never published: no datePublished it may get.
+      ...(publicationDate(article) ? { datePublished: article.postDate, dateModified: article.dateUpdated ?? article.postDate } : {}),
+      author: { '@type': 'Person', name: article.author?.fullName ?? site.companyName },
+      publisher: { '@type': 'Organization', name: site.companyName, logo: { '@type': 'ImageObject', url: `${siteUrl}/favicon.svg` } },
+      ...(image ? { image: [absolute(siteUrl, image.shareUrl ?? image.url)] } : {}),
+      mainEntityOfPage: url,
+      inLanguage: 'nl-NL',
+    },
+  ]
+}) satisfies ScreenJsonLd

@@ -3,6 +3,7 @@ import { RichText } from '../components/cms-content.tsx'
 import { phoneText, telHref } from '../components/format.ts'
 import { useSite } from '../components/site-context.tsx'
 import { PageIntro } from './common.tsx'
+import type { ScreenJsonLd } from '../structured-data.ts'
 import { type ScreenProps, dataOf } from './types.ts'
 
 /** The e-mail a visitor starts from an insurance's page: its subject names the insurance. */
@@ -120,3 +121,18 @@ function listText(items: readonly string[]): string {
   if (items.length < 2) return items.join('')
   return `${items.slice(0, -1).join(', ')} en ${items.at(-1)}`
 }
+
+/** The insurance as a service of the agency in the page's structured data (structured-data.ts). */
+InsuranceScreen.jsonLd = ((payload, site, siteUrl, url) => {
+  const insurance = dataOf<EntryData<Insurance>>(payload, 'entry')?.entry
+  if (!insurance) return []
+  return [
+    {
+      '@type': 'Service',
+      name: insurance.title,
+      description: insurance.intro,
+      provider: { '@id': `${siteUrl}/#organisatie`, '@type': 'InsuranceAgency', name: site.companyName },
+      url,
+    },
+  ]
+}) satisfies ScreenJsonLd

@@ -3,6 +3,7 @@ import { RichText } from '../components/cms-content.tsx'
 import { type Description, DescriptionList } from '../components/contact-details.tsx'
 import { formatDate, formatSalary, publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
+import type { ScreenJsonLd } from '../structured-data.ts'
 import { type ScreenProps, dataOf } from './types.ts'
 
 const SECTIONS = [
@@ -67,3 +68,34 @@ export function JobScreen({ payload }: ScreenProps) {
     </article>
   )
 }
+
+const plain = (html: string | null | undefined): string => (html ?? '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()
+
+/** The job's posting in the page's structured data (structured-data.ts). */
+JobScreen.jsonLd = ((payload, site, siteUrl, url) => {
+  const job = dataOf<EntryData<Job>>(payload, 'entry')?.entry
+  if (!job) return []
+  return [
+    {
+      '@type': 'JobPosting',
+      title: job.title,
+      description: [job.intro, job.whatYouDo, job.whatYouBring, job.whatWeOffer].filter(Boolean).map((part) => `<p>${plain(part)}</p>`).join(''),
+      // A preview's draft or scheduled job was never posted: no date it may get (components/draft-marker.tsx).
+      ...(publicationDate(job) ? { datePosted: job.postDate } : {}),
+      ...(job.validThrough ? { validThrough: job.validThrough } : {}),
+      employmentType: /^(3[2-9]|40)/.test(job.hours ?? '') ? 'FULL_TIME' : 'PART_TIME',
+      hiringOrganization: { '@type': 'Organization', name: site.companyName, sameAs: `${siteUrl}/` },
+      jobLocation: { '@type': 'Place', address: { '@type': 'PostalAddress', addressLocality: job.location, addressCountry: 'NL' } },
+      ...(job.salaryMin !== null || job.salaryMax !== null
+        ? {
+            baseSalary: {
+              '@type': 'MonetaryAmount',
+              currency: 'EUR',
+              value: { '@type': 'QuantitativeValue', minValue: job.salaryMin, maxValue: job.salaryMax, unitText: 'MONTH' },
+            },
+          }
+        : {}),
+      url,
+    },
+  ]
+}) satisfies ScreenJsonLd
