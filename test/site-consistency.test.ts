@@ -4,6 +4,7 @@ import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
 import { createRouteTable } from '../shared/routes.ts'
 import { decodeEntities } from './helpers/html.ts'
 import { startSystem } from './helpers/system.ts'
+import { sitemapLocs } from './helpers/sitemap.ts'
 
 /**
  * The site read as a visitor reads it, over real HTTP against both services:
@@ -57,8 +58,8 @@ async function read(path: string): Promise<Page | undefined> {
   }
 }
 
-const sitemapXml = await (await request(`${system.url}/sitemap.xml`)).body.text()
-const sitemap = [...sitemapXml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '').pathname)
+// /sitemap.xml is an index of one child per section: every page address of its children.
+const sitemap = (await sitemapLocs(system.url)).map((loc) => new URL(loc).pathname)
 
 // Crawl from the home page, following every internal link (bounded: the site has some fifty pages).
 const pages = new Map<string, Page>()
@@ -122,7 +123,8 @@ t.test('hours and numbers read the same on every page', async (t) => {
   const hours = footerHours(home)
   t.equal(hours.length, 7, 'the footer gives the hours of every day of the week')
   const weekday = hours.find((row) => row.startsWith('Maandag'))?.slice('Maandag '.length)
-  const known = new Set([...tels(home.footer), ...tels(offices.main)])
+  // The office's numbers, its offices', and the emergency number ("Bel 112" on the damage page is a tap to call).
+  const known = new Set([...tels(home.footer), ...tels(offices.main), '112'])
   const afm = /AFM-vergunning (\d{8})/.exec(registration(home))?.[1]
   const kifid = /Kifid-aansluitnummer (\d{3}\.\d{6})/.exec(registration(home))?.[1]
   const kvk = /KvK (\d{8})/.exec(registration(home))?.[1]
