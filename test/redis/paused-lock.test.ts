@@ -2,7 +2,7 @@ import { Redis } from 'ioredis'
 import t from 'tap'
 import { request } from 'undici'
 import { queryCacheKey } from '../../shared/cache-key.ts'
-import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
+import { DEFAULT_SITE_HANDLE, SERVICES_PER_PAGE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { bounded, nextEvent, startSharedPair, tierOf, tierState } from '../helpers/redis.ts'
 
@@ -15,7 +15,8 @@ import { bounded, nextEvent, startSharedPair, tierOf, tierState } from '../helpe
  */
 const pair = await startSharedPair({ REDIS_LOCK_MS: '30000', REDIS_COMMAND_TIMEOUT_MS: '1000' })
 t.teardown(() => pair.close())
-const key = queryCacheKey(createOperations(DEFAULT_SITE_HANDLE).ServiceList, { site: DEFAULT_SITE_HANDLE })
+// /services's first page of the list, with the variables its route asks it with (shared/routes.ts: paged since the bounded pages).
+const key = queryCacheKey(createOperations(DEFAULT_SITE_HANDLE).ServiceList, { site: DEFAULT_SITE_HANDLE, limit: SERVICES_PER_PAGE, offset: 0 })
 const lockKey = `${DEFAULT_SITE_HANDLE}:l:${key}`
 
 const payload = async (base: string, path: string) => {
