@@ -50,7 +50,21 @@ const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 
  */
 const UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT'])
 
-/** A render given up because its renderer was marked down meanwhile (a probe failed): tried on the next member, or the stored page stands in. */
+/**
+ * A health check that had no answer in its time: the renderer (or its host) hangs, and so do the renders sent to it.
+ * A check that is refused, reset or answered with an error says otherwise: the renderer is closing (a draining one
+ * answers 503 on its kept-alive connections and refuses new ones) or gone (its sockets reset, which ends its renders
+ * by itself), and a closing renderer finishes the renders it already has.
+ */
+const PROBE_UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])
+
+/** A health check's outcome: passed; failed with an answer or a refusal (closing, gone); or never answered (hung). */
+type CheckResult = 'passed' | 'failed' | 'unanswered'
+
+/** Why a member is marked down: it hangs (its renders in flight are given up), or it is closing or gone (they are left to finish or fail by themselves). */
+type DownCause = 'hung' | 'closing'
+
+/** A render given up because its renderer was found hung meanwhile (a probe went unanswered, a render timed out): tried on the next member, or the stored page stands in. */
 export class RendererDownError extends Error {
   readonly code = 'RENDERER_DOWN'
 }
@@ -118,7 +132,7 @@ interface Member extends RendererAddress {
   backoffMs: number
   /** The member's next probe, when one is scheduled. */
   probeTimer: unknown
-  /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is marked down. */
+  /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is found hung, left to finish when it is closing. */
   inFlight: Set<AbortController>
   build: string | undefined
 }
@@ -201,22 +215,23 @@ export class RendererPool {
         const response = await this.send(member, path, headers, body, giveUp.signal)
         if (isClosingAnswer(response.statusCode, response.headers)) {
           discard(response)
-          this.markDown(member, 'closing (503)')
+          // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
+          this.markDown(member, 'closing (503)', 'closing')
           continue
         }
         // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
         const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
-        // Marked down meanwhile (by a probe) while this render was under way: it answered, so it is back.
-        this.markUp(member, 'rendered')
+        // Not put back in turn when it was marked down meanwhile: only a render to a closing (or gone) member finishes
+        // after that (a hung one's are given up), and a closing renderer that finishes its renders takes no new ones.
         return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
       } catch (error) {
         const code = (error as { code?: string }).code ?? ''
-        // Marked down while this render waited on it (a hung renderer fails its probes long before RENDER_TIMEOUT_MS): the next member, if one is up.
+        // Found hung while this render waited on it (a hung renderer fails its probes long before RENDER_TIMEOUT_MS): the next member, if one is up.
         if (error instanceof RendererDownError) {
           lastError = error
           continue
         }
-        if (UNANSWERED.has(code)) this.markDown(member, code)
+        if (UNANSWERED.has(code)) this.markDown(member, code, 'hung')
         if (!CONNECT_FAILURES.has(code)) throw error
         lastError = error
         // A kept-alive socket the renderer closed as it was reused: once per render, the same member on a new
@@ -226,7 +241,9 @@ export class RendererPool {
           i--
           continue
         }
-        this.markDown(member, code)
+        // Refused, reset or unreachable: closing or gone. A draining renderer refuses new connections while it finishes
+        // the renders it has; a dead one's renders fail with their own sockets.
+        this.markDown(member, code, 'closing')
       } finally {
         member.inFlight.delete(giveUp)
       }
@@ -268,9 +285,9 @@ export class RendererPool {
     await this.resolved
     const checks = await Promise.all(
       this.members.map(async (member) => {
-        const up = await this.check(member)
-        this.afterCheck(member, up)
-        return up
+        const result = await this.check(member)
+        this.afterCheck(member, result)
+        return result === 'passed'
       }),
     )
     return checks.some(Boolean)
@@ -283,7 +300,7 @@ export class RendererPool {
     await this.agent.close()
   }
 
-  private async check(member: Member): Promise<boolean> {
+  private async check(member: Member): Promise<CheckResult> {
     try {
       const response = await request(new URL('/healthz', member.base), {
         dispatcher: this.agent,
@@ -293,14 +310,14 @@ export class RendererPool {
       })
       if (response.statusCode !== 200) {
         await response.body.dump()
-        return false
+        return 'failed'
       }
       // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz).
       const said = (await response.body.json().catch(() => undefined)) as { build?: unknown } | undefined
       member.build = typeof said?.build === 'string' && said.build.length <= 100 ? said.build : undefined
-      return true
-    } catch {
-      return false
+      return 'passed'
+    } catch (error) {
+      return PROBE_UNANSWERED.has((error as { code?: string }).code ?? '') ? 'unanswered' : 'failed'
     }
   }
 
@@ -337,19 +354,20 @@ export class RendererPool {
   /** One member's health check, in the background: never on a visitor's request. */
   private async probe(member: Member): Promise<void> {
     member.probeTimer = undefined
-    const passed = await this.check(member)
-    this.afterCheck(member, passed)
+    this.afterCheck(member, await this.check(member))
   }
 
   /** A member's state after a health check, and when it is checked next: at the interval while up, backing off while down. */
-  private afterCheck(member: Member, passed: boolean): void {
+  private afterCheck(member: Member, result: CheckResult): void {
     // A member gone meanwhile (a replica that left, the pool closed) is checked no more.
     if (this.closed || !this.members.includes(member)) return
-    if (passed) {
+    // Unanswered: it hangs, and so do the renders sent to it, even those a closing member was left to finish.
+    if (result === 'unanswered') this.giveUpInFlight(member, 'health check unanswered')
+    if (result === 'passed') {
       if (member.up) this.schedule(member, this.options.probeIntervalMs)
       else this.markUp(member, 'health check passed')
     } else if (member.up) {
-      this.markDown(member, 'health check failed')
+      this.markDown(member, result === 'unanswered' ? 'health check unanswered' : 'health check failed', result === 'unanswered' ? 'hung' : 'closing')
     } else {
       member.backoffMs = Math.min(member.backoffMs * 2, this.options.probeIntervalMs)
       this.schedule(member, this.jittered(member.backoffMs))
@@ -364,16 +382,24 @@ export class RendererPool {
     this.options.onMemberChange?.(member.origin, true, reason)
   }
 
-  /** Skipped from now on; its first probe soon, in case it was a moment's failure. */
-  private markDown(member: Member, reason: string): void {
+  /**
+   * Skipped from now on; its first probe soon, in case it was a moment's failure. A hung member's renders in flight
+   * are given up with it; a closing one's are left to finish (a renderer closing on SIGTERM answers 503 to new
+   * requests and refuses new connections, but completes the renders it has).
+   */
+  private markDown(member: Member, reason: string, cause: DownCause): void {
     if (!member.up) return
     member.up = false
-    // Renders waiting on it are given up now, not at RENDER_TIMEOUT_MS: each goes to the next member or its stored page.
-    for (const giveUp of member.inFlight) giveUp.abort(new RendererDownError(`renderer marked down: ${reason}`))
-    member.inFlight.clear()
+    if (cause === 'hung') this.giveUpInFlight(member, reason)
     member.backoffMs = Math.min(RENDERER_PROBE_BACKOFF_START_MS, this.options.probeIntervalMs)
     this.schedule(member, this.jittered(member.backoffMs))
     this.options.onMemberChange?.(member.origin, false, reason)
+  }
+
+  /** Renders waiting on a hung member are given up now, not at RENDER_TIMEOUT_MS: each goes to the next member or its stored page. */
+  private giveUpInFlight(member: Member, reason: string): void {
+    for (const giveUp of member.inFlight) giveUp.abort(new RendererDownError(`renderer hung: ${reason}`))
+    member.inFlight.clear()
   }
 
   /** A delay drawn from the upper part of `ms`, so that gateways that lost a renderer at one moment do not probe it in step. */

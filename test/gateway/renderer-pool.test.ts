@@ -431,3 +431,60 @@ t.test("a down renderer's probes back off from 250 ms, doubling, to the probe in
   random = 0
   t.equal(await probes.fire(), 250, 'a later failure starts the back-off over')
 })
+
+/**
+ * A renderer closing on SIGTERM answers its probes 503 (or refuses them) but finishes the renders it has: those are
+ * left to complete, and the member stays out of turn afterwards. One whose probe goes unanswered hangs: its renders
+ * in flight are given up at once (RENDERER_DOWN), not at the render timeout.
+ */
+t.test('marked down as closing, a renderer keeps its renders in flight; found hung, it has them given up', async (t) => {
+  const held: ServerResponse[] = []
+  const arrived = callsOf<[]>()
+  const probe = { mode: 'ok' as 'ok' | 'closing' | 'hang' }
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/healthz') {
+      if (probe.mode === 'hang') return
+      res.writeHead(probe.mode === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
+      return
+    }
+    held.push(res)
+    arrived.record()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    return new Promise((resolve) => server.close(resolve))
+  })
+  const probes = manualTimers()
+  const changes: string[] = []
+  // A render timeout no busy machine reaches: what ends a render here is the renderer or the pool, never the clock.
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)], 120_000, {
+    probeIntervalMs: 2000,
+    dnsRefreshMs: 60_000,
+    timers: probes.timers,
+    onMemberChange: (_origin, up, reason) => changes.push(`${up ? 'up' : 'down'} ${reason}`),
+  })
+  t.teardown(() => pool.close())
+
+  const reached = arrived.next(() => true)
+  const closingRender = renderText(pool)
+  await reached
+  probe.mode = 'closing'
+  await probes.fire()
+  t.same(changes, ['down health check failed'], 'the closing renderer is marked down by its probe')
+  held.shift()?.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>finished</p>')
+  t.same(await closingRender, { status: 200, text: '<p>finished</p>' }, 'the render in flight completes')
+  t.same(pool.list()[0]?.up, false, 'and the closing renderer stays out of turn until a probe passes')
+
+  probe.mode = 'ok'
+  await probes.fire()
+  t.same(pool.list()[0]?.up, true, 'back in turn')
+  const reachedAgain = arrived.next(() => true)
+  const hungRender = renderText(pool)
+  await reachedAgain
+  probe.mode = 'hang'
+  // The probe's own timeout (RENDERER_PROBE_TIMEOUT_MS) finds the hang out.
+  await probes.fire()
+  await t.rejects(hungRender, { code: 'RENDERER_DOWN' }, 'the render in flight to the hung renderer is given up')
+  t.same(changes, ['down health check failed', 'up health check passed', 'down health check unanswered'])
+})
