@@ -4,6 +4,7 @@ import { type PagePreloads, preloadModules } from './module-preloads.ts'
 import { PreviewBar, isLivePreview, previewShows, showsPreviewBar } from './preview-bar.tsx'
 import { StaticRouter } from 'react-router-dom'
 import { SiteRoutes } from './app-root.tsx'
+import { type LayoutParts, LayoutPartsContext } from './components/layout.tsx'
 import { MARKUP_LINKS } from './components/router-links.tsx'
 import type { DeferredData } from './screens/types.ts'
 
@@ -36,10 +37,12 @@ export interface DocumentProps {
   livePreview?: boolean | undefined
   /** Craft's live preview's own script (client/live-preview.ts): given for a page in live preview only. */
   livePreviewEntry?: string | undefined
+  /** The HTML of the layout's parts made earlier for the same settings and menu state (layout-parts.tsx); absent: rendered here. */
+  layoutParts?: LayoutParts | undefined
 }
 
 /** The whole HTML document of a page, rendered by React. */
-export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript, livePreview, livePreviewEntry }: DocumentProps) {
+export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript, livePreview, livePreviewEntry, layoutParts }: DocumentProps) {
   // The entry and its static imports (a few hundred bytes) are preloaded with the page; it fetches the rest once the page has painted.
   preloadModules(entryScript ? [entryScript, ...modulePreloads.withPage] : modulePreloads.withPage, nonce)
   return (
@@ -64,7 +67,9 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
         <div id={ROOT_ID}>
           {/* react-router's StaticRouter here, its BrowserRouter in the browser (client/hydrate.tsx): the same routes render the same tree. */}
           <StaticRouter location={payload.fullPath}>
-            <SiteRoutes payload={payload} deferred={deferred} screens={ALL_SCREENS} links={MARKUP_LINKS} />
+            <LayoutPartsContext.Provider value={layoutParts ?? null}>
+              <SiteRoutes payload={payload} deferred={deferred} screens={ALL_SCREENS} links={MARKUP_LINKS} />
+            </LayoutPartsContext.Provider>
           </StaticRouter>
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />

@@ -5,6 +5,7 @@ import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { type ClientConfig, Document } from './document.tsx'
+import { layoutPartsOfPayload } from './layout-parts.tsx'
 import { NO_PAGE_PRELOADS, type PagePreloads } from './module-preloads.ts'
 import type { DeferredData } from './screens/types.ts'
 
@@ -77,6 +78,7 @@ function documentOf(options: RenderOptions, nonce: string, entryScript: string |
       entryScript={entryScript}
       livePreview={options.livePreview}
       livePreviewEntry={options.livePreviewEntry}
+      layoutParts={layoutPartsOfPayload(options.payload)}
     />
   )
 }

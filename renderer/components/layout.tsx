@@ -1,10 +1,29 @@
-import { type ReactNode, type RefObject, useRef } from 'react'
+import { type ReactNode, type RefObject, createContext, useContext, useRef } from 'react'
 import { DAMAGE_PAGE_PATH } from '../../shared/constants.ts'
 import { phoneText, telHref } from '../../shared/contact-links.ts'
 import type { SiteSettings } from '../../shared/content-types.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
 import { LoadingBar } from './loading-bar.tsx'
 import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-context.tsx'
+
+/**
+ * The inner HTML of the layout's parts that do not depend on the page
+ * (header, damage bar, footer), rendered once per site settings and menu
+ * state by the server and reused (renderer/layout-parts.tsx); each part
+ * keeps its own element, written by React, with the stored HTML inside it.
+ * It is the HTML React writes for the part's children, so the browser
+ * hydrates it as it hydrates any page. Null in the browser and while the
+ * parts themselves are rendered.
+ */
+export interface LayoutParts {
+  header: string | undefined
+  damage: string | undefined
+  footer: string | undefined
+}
+export const LayoutPartsContext = createContext<LayoutParts | null>(null)
+
+/** A part's children, or the stored HTML of them. */
+const contentOf = (html: string | undefined, children: () => ReactNode) => (html === undefined ? { children: children() } : { dangerouslySetInnerHTML: { __html: html } })
 
 /**
  * What a visitor with damage needs, within reach on every page while
@@ -16,27 +35,32 @@ import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-co
  * number (`<wbr>`: its text keeps non-breaking spaces, html-validate's
  * tel-non-breaking), and the two links wrap onto two rows where one is too narrow.
  */
-function DamageAction({ site }: { site: SiteSettings | null }) {
-  if (!site?.damagePhone) return null
+export function DamageAction({ site }: { site: SiteSettings | null }) {
+  const stored = useContext(LayoutPartsContext)?.damage
+  const damagePhone = site?.damagePhone
+  if (!damagePhone) return null
   return (
-    <aside className="damage-action" aria-label="Schadelijn 24/7">
+    <aside className="damage-action" aria-label="Schadelijn 24/7" {...contentOf(stored, () => (
       <div className="container damage-action__inner">
-        <a className="damage-action__call" href={telHref(site.damagePhone)}>
+        <a className="damage-action__call" href={telHref(damagePhone)}>
           <span>
             {'Schade?\u00a0'}
             <wbr />
             {'Bel\u00a024/7\u00a0'}
             <wbr />
-            {phoneText(site.damagePhone)}
+            {phoneText(damagePhone)}
           </span>
         </a>
         <SiteLink className="damage-action__page" href={DAMAGE_PAGE_PATH}>
           Schade melden
         </SiteLink>
       </div>
-    </aside>
+    ))} />
   )
 }
+
+/** The main menu's links: the site's, or the home page alone. */
+export const menuOf = (site: SiteSettings | null) => site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
 
 /**
  * The header: the brand, and on a phone a "Menu" toggle that opens the main
@@ -45,10 +69,10 @@ function DamageAction({ site }: { site: SiteSettings | null }) {
  * shows while it is open (styles.css, `:has(.site-menu[open])`). Once hydrated
  * Escape closes it; a navigation renders a new, closed one.
  */
-function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: RefObject<HTMLDetailsElement | null>; currentPath: string }) {
-  const navigation = site?.mainNavigation ?? [{ label: 'Home', url: '/' }]
+export function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: RefObject<HTMLDetailsElement | null>; currentPath: string }) {
+  const stored = useContext(LayoutPartsContext)?.header
   return (
-    <header className="site-header">
+    <header className="site-header" {...contentOf(stored, () => (
       <div className="container site-header__inner">
         <SiteLink className="site-logo" href="/">
           <span className="site-logo__mark" aria-hidden="true">H</span>
@@ -63,7 +87,7 @@ function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: 
         </details>
         <nav id="hoofdmenu" className="site-nav" aria-label="Hoofdmenu">
           <ul>
-            {navigation.map((link) => (
+            {menuOf(site).map((link) => (
               <li key={link.url}>
                 <SiteNavLink href={link.url}>{link.label}</SiteNavLink>
               </li>
@@ -77,22 +101,21 @@ function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: 
           </ul>
         </nav>
       </div>
-    </header>
+    ))} />
   )
 }
 
-function Footer({ site }: { site: SiteSettings | null }) {
+/** What the footer holds: how to reach the company and when, the legal pages, the registrations. */
+function FooterContent({ site }: { site: SiteSettings | null }) {
   if (!site) {
     return (
-      <footer className="site-footer">
-        <div className="container">
-          <p>{FALLBACK_COMPANY_NAME}</p>
-        </div>
-      </footer>
+      <div className="container">
+        <p>{FALLBACK_COMPANY_NAME}</p>
+      </div>
     )
   }
   return (
-    <footer className="site-footer">
+    <>
       <div className="container site-footer__grid">
         <section aria-labelledby="footer-contact">
           <h2 id="footer-contact">Contact</h2>
@@ -122,8 +145,13 @@ function Footer({ site }: { site: SiteSettings | null }) {
           <a href={site.kifidRegisterUrl as string}>Kifid-aansluitnummer {site.kifidNumber}</a> · <a href={site.kvkRegisterUrl as string}>KvK {site.kvkNumber}</a>
         </p>
       </div>
-    </footer>
+    </>
   )
+}
+
+export function Footer({ site }: { site: SiteSettings | null }) {
+  const stored = useContext(LayoutPartsContext)?.footer
+  return <footer className="site-footer" {...contentOf(stored, () => <FooterContent site={site} />)} />
 }
 
 /** Header, main content and footer of every page, the error page included; the skip link to `#inhoud` comes before it (document.tsx). */

@@ -28,19 +28,27 @@ function sitePage(href: string): { page: string; hash: string } | undefined {
  * #fragment of the page on screen, which the browser scrolls to itself; a
  * plain link goes anywhere else (another site, tel:, mailto:, a file).
  */
-function useRouted(href: string): boolean {
-  const { pathname, search } = useLocation()
+function routedOn(href: string, pathname: string, search: string): boolean {
   const target = sitePage(href)
   return target !== undefined && !(target.hash !== '' && target.page === `${pathname}${search}`)
 }
 
+function useRouted(href: string): boolean {
+  const { pathname, search } = useLocation()
+  return routedOn(href, pathname, search)
+}
+
 /** Whether a menu link is on its own page, as NavLink with `end` decides it: the same path, letter case aside. */
-function useCurrent(href: string, routed: boolean): boolean {
-  const { pathname } = useLocation()
+function currentOn(href: string, routed: boolean, pathname: string): boolean {
   if (!routed) return href === pathname
   const [path = href] = href.split(/[?#]/, 1)
   return path.toLowerCase() === pathname.toLowerCase()
 }
+
+const useCurrent = (href: string, routed: boolean): boolean => currentOn(href, routed, useLocation().pathname)
+
+/** Whether a menu link (SiteNavLink) is marked current at this location: what its HTML depends on. */
+export const isCurrentMenuLink = (href: string, pathname: string, search: string): boolean => currentOn(href, routedOn(href, pathname, search), pathname)
 
 function RouterLink({ href, ...rest }: SiteLinkProps) {
   const reloadDocument = useContext(DocumentLinks)
