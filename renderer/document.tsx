@@ -3,9 +3,10 @@ import { scriptJson } from '../shared/script-json.ts'
 import { type PagePreloads, preloadModules } from './module-preloads.ts'
 import { PreviewBar, isLivePreview, previewShows, showsPreviewBar } from './preview-bar.tsx'
 import { StaticRouter } from 'react-router-dom'
-import { SiteRoutes } from './app-root.tsx'
+import { AppRoot } from './app-root.tsx'
 import { type LayoutParts, LayoutPartsContext } from './components/layout.tsx'
 import { MARKUP_LINKS } from './components/router-links.tsx'
+import { LinkContext } from './components/site-context.tsx'
 import type { DeferredData } from './screens/types.ts'
 
 import { ALL_SCREENS } from './screens/all-screens.ts'
@@ -65,11 +66,18 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
         {/* Outside the root: the server's alone, never hydrated (preview-bar.tsx). */}
         {showsPreviewBar(payload, livePreview ?? isLivePreview(payload)) ? <PreviewBar fullPath={payload.fullPath} shows={previewShows(payload)} /> : null}
         <div id={ROOT_ID}>
-          {/* react-router's StaticRouter here, its BrowserRouter in the browser (client/hydrate.tsx): the same routes render the same tree. */}
+          {/*
+            react-router's StaticRouter here, its BrowserRouter and SiteRoutes in the browser (client/hydrate.tsx): the same
+            page in the same elements. The browser's routes (useRoutes, matched on the payload's own path) add only context,
+            which nothing on the server reads (its links are markup, MARKUP_LINKS, and read the location alone); matching
+            them cost a fifth of a page's render.
+          */}
           <StaticRouter location={payload.fullPath}>
-            <LayoutPartsContext.Provider value={layoutParts ?? null}>
-              <SiteRoutes payload={payload} deferred={deferred} screens={ALL_SCREENS} links={MARKUP_LINKS} />
-            </LayoutPartsContext.Provider>
+            <LinkContext.Provider value={MARKUP_LINKS}>
+              <LayoutPartsContext.Provider value={layoutParts ?? null}>
+                <AppRoot payload={payload} deferred={deferred} screens={ALL_SCREENS} />
+              </LayoutPartsContext.Provider>
+            </LinkContext.Provider>
           </StaticRouter>
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />

@@ -50,6 +50,9 @@ function renderPart(part: ReactElement, tag: string, location: string): string |
   )
 }
 
+/** The parts by settings object and menu state: an object the renderer keeps (and only while it does) finds them without a key. */
+const partsOfSite = new WeakMap<SiteSettings, Map<string, LayoutParts>>()
+
 const NO_MENU_REF = { current: null }
 
 /**
@@ -60,8 +63,12 @@ const NO_MENU_REF = { current: null }
 export function layoutPartsOf(site: SiteSettings | null, pathname: string, search: string): LayoutParts {
   let current = ''
   for (const link of menuOf(site)) current += isCurrentMenuLink(link.url, pathname, search) ? '1' : '0'
+  // The same settings object again (render data the renderer kept, kept-render-data.ts): no need to write it out as a key.
+  const bySite = site === null ? undefined : partsOfSite.get(site)
+  let parts = bySite?.get(current)
+  if (parts !== undefined) return parts
   const key = `${current}\n${JSON.stringify(site)}`
-  let parts = stored.get(key)
+  parts = stored.get(key)
   if (parts === undefined) {
     const location = `${pathname}${search}`
     parts = {
@@ -70,6 +77,10 @@ export function layoutPartsOf(site: SiteSettings | null, pathname: string, searc
       footer: renderPart(<Footer site={site} />, 'footer', location),
     }
     stored.set(key, parts)
+  }
+  if (site !== null) {
+    if (bySite === undefined) partsOfSite.set(site, new Map([[current, parts]]))
+    else bySite.set(current, parts)
   }
   return parts
 }
