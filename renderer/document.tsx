@@ -42,6 +42,16 @@ export interface DocumentProps {
   layoutParts?: LayoutParts | undefined
 }
 
+/** The config script's JSON, written once per screen's preloads (one object each, module-preloads.ts) and client config. */
+const configJsonOf = new WeakMap<PagePreloads, { client: ClientConfig; json: string }>()
+function configJson(client: ClientConfig, modulePreloads: PagePreloads): string {
+  const known = configJsonOf.get(modulePreloads)
+  if (known?.client === client) return known.json
+  const json = scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint, screenModules: modulePreloads.screens })
+  configJsonOf.set(modulePreloads, { client, json })
+  return json
+}
+
 /** The whole HTML document of a page, rendered by React. */
 export function Document({ payload, deferred, stylesheet, inlineStylesheet, client, modulePreloads, nonce, payloadJson, entryScript, livePreview, livePreviewEntry, layoutParts }: DocumentProps) {
   // The entry and its static imports (a few hundred bytes) are preloaded with the page; it fetches the rest once the page has painted.
@@ -81,7 +91,7 @@ export function Document({ payload, deferred, stylesheet, inlineStylesheet, clie
           </StaticRouter>
         </div>
         <script type="application/json" id={PAYLOAD_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: payloadJson ?? scriptJson(payload) }} />
-        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: scriptJson({ ...client, modulePreloads: modulePreloads.afterPaint, screenModules: modulePreloads.screens }) }} />
+        <script type="application/json" id={CONFIG_SCRIPT_ID} dangerouslySetInnerHTML={{ __html: configJson(client, modulePreloads) }} />
         {entryScript ? <script type="module" src={entryScript} nonce={nonce} /> : null}
         {livePreviewEntry ? <script type="module" src={livePreviewEntry} nonce={nonce} /> : null}
       </body>

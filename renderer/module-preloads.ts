@@ -108,6 +108,16 @@ function screenFiles(preloads: ModulePreloads): Partial<Record<ScreenName, strin
 
 /** What the page of `screen` preloads: the entry's chunks with the page; after its first paint the hydration's, then the screen's. */
 export function preloadsFor(preloads: ModulePreloads, screen: ScreenName | 'error'): PagePreloads {
-  const screenChunks = screen === 'error' ? [] : (preloads.screens[screen] ?? [])
-  return { withPage: preloads.entry, afterPaint: [...preloads.hydration, ...screenChunks], screens: screenFiles(preloads) }
+  let byScreen = preloadsOfScreen.get(preloads)
+  if (byScreen === undefined) preloadsOfScreen.set(preloads, (byScreen = new Map()))
+  let page = byScreen.get(screen)
+  if (page === undefined) {
+    const screenChunks = screen === 'error' ? [] : (preloads.screens[screen] ?? [])
+    page = { withPage: preloads.entry, afterPaint: [...preloads.hydration, ...screenChunks], screens: screenFiles(preloads) }
+    byScreen.set(screen, page)
+  }
+  return page
 }
+
+/** One PagePreloads per build and screen, the same object on every page of the screen: the document's config script is written once for it. */
+const preloadsOfScreen = new WeakMap<ModulePreloads, Map<ScreenName | 'error', PagePreloads>>()

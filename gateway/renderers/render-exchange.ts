@@ -24,17 +24,36 @@ const NOTHING = Buffer.alloc(0)
  * follow) gets a Readable, which pauses the renderer's socket while the
  * visitor reads slowly and aborts the request when it is destroyed.
  */
-export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal?: AbortSignal): Promise<RendererAnswer> {
+export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, giveUp?: GiveUp): Promise<RendererAnswer> {
   return new Promise((resolve, reject) => {
     const handler = new AnswerHandler(resolve, reject)
-    if (signal) {
-      // Given up (the renderer was marked down): the request is aborted, and the render fails now rather than at its timeout.
-      const abort = (): void => handler.abort(signal.reason instanceof Error ? signal.reason : new Error('render given up'))
-      if (signal.aborted) abort()
-      else signal.addEventListener('abort', abort, { once: true })
-    }
+    // Given up (the renderer was marked down): the request is aborted, and the render fails now rather than at its timeout.
+    giveUp?.attach((error) => handler.abort(error))
     dispatcher.dispatch(options, handler)
   })
+}
+
+/**
+ * A render the pool may give up (its renderer found hung): what an
+ * AbortController would do for one listener, without its event target,
+ * whose making showed at 1.6 % of the gateway's time per fresh page.
+ */
+export class GiveUp {
+  private abortRequest: ((error: Error) => void) | undefined
+  private reason: Error | undefined
+
+  /** Aborts the request of this render now and any it makes later. */
+  give(reason: Error): void {
+    if (this.reason) return
+    this.reason = reason
+    this.abortRequest?.(reason)
+  }
+
+  /** The request now under way for this render (a render's second request replaces its first); aborted at once when given up already. */
+  attach(abortRequest: (error: Error) => void): void {
+    this.abortRequest = abortRequest
+    if (this.reason) abortRequest(this.reason)
+  }
 }
 
 class AnswerHandler implements Dispatcher.DispatchHandler {

@@ -12,7 +12,7 @@ import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_C
 import { RenderSigner } from '../../shared/render-signature.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
-import { type RendererAnswer, exchange } from './render-exchange.ts'
+import { GiveUp, type RendererAnswer, exchange } from './render-exchange.ts'
 import { RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
@@ -133,7 +133,7 @@ interface Member extends RendererAddress {
   /** The member's next probe, when one is scheduled. */
   probeTimer: unknown
   /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is found hung, left to finish when it is closing. */
-  inFlight: Set<AbortController>
+  inFlight: Set<GiveUp>
   build: string | undefined
 }
 
@@ -209,10 +209,10 @@ export class RendererPool {
       const member = members[(start + i) % members.length] as Member
       // Down (found out by this render, another or a probe): skipped until a probe passes.
       if (!member.up) continue
-      const giveUp = new AbortController()
+      const giveUp = new GiveUp()
       member.inFlight.add(giveUp)
       try {
-        const response = await this.send(member, path, headers, body, giveUp.signal)
+        const response = await this.send(member, path, headers, body, giveUp)
         if (isClosingAnswer(response.statusCode, response.headers)) {
           discard(response)
           // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
@@ -258,24 +258,24 @@ export class RendererPool {
    * dozen bytes instead of the data); when the renderer no longer has it
    * (evicted, restarted), the body itself follows at once.
    */
-  private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined, signal: AbortSignal): Promise<RendererAnswer> {
+  private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined, giveUp: GiveUp): Promise<RendererAnswer> {
     const origin = member.base.origin
     const signer = this.signer
     if (body === undefined) {
       const sent: Record<string, string> = { ...headers, host: member.host }
-      return exchange(this.agent, { origin, path, method: 'GET', headers: signer ? { ...sent, ...signer.signing('GET', path, sent) } : sent }, signal)
+      return exchange(this.agent, { origin, path, method: 'GET', headers: signer ? { ...sent, ...signer.signing('GET', path, sent) } : sent }, giveUp)
     }
     if (signer && body.keptBy.has(member.origin)) {
       const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
       const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
-      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest }, signal)
+      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest }, giveUp)
       if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
       discard(answer)
       body.keptBy.delete(member.origin)
     }
     const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
     const signed = signer ? { ...sent, ...signer.signing('POST', path, sent, body.digest) } : sent
-    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.bytes }, signal)
+    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.bytes }, giveUp)
     if (signer && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
     return answer
   }
@@ -398,7 +398,7 @@ export class RendererPool {
 
   /** Renders waiting on a hung member are given up now, not at RENDER_TIMEOUT_MS: each goes to the next member or its stored page. */
   private giveUpInFlight(member: Member, reason: string): void {
-    for (const giveUp of member.inFlight) giveUp.abort(new RendererDownError(`renderer hung: ${reason}`))
+    for (const giveUp of member.inFlight) giveUp.give(new RendererDownError(`renderer hung: ${reason}`))
     member.inFlight.clear()
   }
 

@@ -21,6 +21,22 @@ import { FALLBACK_COMPANY_NAME } from './site-context.tsx'
  * JSON-LD is a script, which React does not hoist: it stays where this
  * component is, in the body, which search engines read as well.
  */
+/**
+ * The page's JSON-LD, type and script-safe JSON of each item: on the server
+ * made once per payload object, which the renderer reuses for as long as it
+ * keeps a page's render data (renderer/kept-render-data.ts). The browser makes
+ * them afresh: its payloads are its own to change.
+ */
+const structuredScriptsOf = new WeakMap<PagePayload, [string, string][]>()
+function structuredScripts(payload: PagePayload, heading: string | undefined, screenJsonLd: ScreenJsonLd | undefined): [string, string][] {
+  let scripts = structuredScriptsOf.get(payload)
+  if (scripts === undefined) {
+    scripts = structuredData(payload, heading, screenJsonLd).map((item) => [String(item['@type']), scriptJson(item)])
+    if (typeof document === 'undefined') structuredScriptsOf.set(payload, scripts)
+  }
+  return scripts
+}
+
 export function PageHead({ payload, meta, screenJsonLd }: { payload: PagePayload; meta: PageMeta; screenJsonLd?: ScreenJsonLd }) {
   const siteName = (payload.data.site as SiteSettingsData | undefined)?.globalSet?.companyName ?? FALLBACK_COMPANY_NAME
   const shareTitle = meta.heading ?? meta.title
@@ -41,8 +57,8 @@ export function PageHead({ payload, meta, screenJsonLd }: { payload: PagePayload
       <meta name="twitter:title" content={shareTitle} />
       {meta.description ? <meta name="twitter:description" content={meta.description} /> : null}
       {meta.image ? <meta name="twitter:image" content={meta.image} /> : null}
-      {structuredData(payload, meta.heading, screenJsonLd).map((item, index) => (
-        <script key={`${String(item['@type'])}-${index}`} type="application/ld+json" dangerouslySetInnerHTML={{ __html: scriptJson(item) }} />
+      {structuredScripts(payload, meta.heading, screenJsonLd).map(([type, json], index) => (
+        <script key={`${type}-${index}`} type="application/ld+json" dangerouslySetInnerHTML={{ __html: json }} />
       ))}
     </>
   )
