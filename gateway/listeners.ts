@@ -18,8 +18,11 @@ export function addressesChanged(app: FastifyInstance): void {
 /** The internal listener on INTERNAL_HOST (one address), following its `@` entry as HOST's listeners do; its URL. */
 export async function listenInternal(app: FastifyInstance, config: GatewayConfig, sources?: AddressSources): Promise<string> {
   const [host = config.internalHost] = await resolveListenHostsOrExit('gateway', config.internalHost)
+  // Hooks can only be added before the app listens.
+  let listeners: FollowedListeners | undefined
+  app.internal.addHook('preClose', async () => listeners?.close())
   const url = await app.internal.listen({ host, port: config.internalPort })
-  const listeners = new FollowedListeners({
+  listeners = new FollowedListeners({
     server: app.internal.server,
     setting: config.internalHost,
     appHost: host,
@@ -28,7 +31,6 @@ export async function listenInternal(app: FastifyInstance, config: GatewayConfig
     log: app.log,
     ...(sources ? { sources } : {}),
   })
-  app.internal.addHook('preClose', async () => listeners.close())
   listeners.on('change', () => addressesChanged(app))
   await listeners.start([host])
   return url

@@ -63,9 +63,12 @@ export async function runServer<Config extends ListenAddress, App extends Fastif
   // They follow the machine's addresses of the moment for `@` entries (every hostRecheckIntervalMs).
   const hosts = await resolveListenHostsOrExit(server.service, config.host)
   const [firstHost = config.host] = hosts
+  // Hooks can only be added before the app listens.
+  let listeners: FollowedListeners | undefined
+  app.addHook('preClose', async () => listeners?.close())
   await app.listen({ host: firstHost, port: config.port })
   const { port } = app.server.address() as AddressInfo
-  const listeners = new FollowedListeners({
+  listeners = new FollowedListeners({
     server: app.server,
     setting: config.host,
     appHost: firstHost,
@@ -73,7 +76,6 @@ export async function runServer<Config extends ListenAddress, App extends Fastif
     intervalMs: config.hostRecheckIntervalMs ?? 0,
     log: app.log,
   })
-  app.addHook('preClose', async () => listeners.close())
   if (server.onListenersChanged) listeners.on('change', (current) => server.onListenersChanged?.(app, current))
   await listeners.start(hosts)
   const otherListeners = await server.listenMore?.(app, config)
