@@ -3,6 +3,10 @@
 // with SIGKILL after REF_S seconds and started again (empty, as Swarm restarts it) DOWN_MS later.
 // Prints the requests and the slowest request of each 250 ms, and what the shared tier said meanwhile.
 //   node --import tsx scripts/bench-redis-kill.ts            (REF_S=8 DOWN_MS=1000 AFTER_S=8 CONCURRENCY=16)
+// MODE=vanish: Redis stopped (SIGSTOP) for DOWN_MS before the kill, as a container killed on an overlay network
+// looks to its peers (no reset: commands and connects wait for their timeouts), not refused as on loopback.
+// PAGE_TTL_MS (default the gateway's) makes pages expire during the run, so requests reach Redis; REDIS_COMMAND_TIMEOUT_MS
+// is the stack's 100 ms unless given.
 // Everything shares this process's core: read the buckets against the seconds before the kill, not as absolutes.
 import { Pool } from 'undici'
 import { startSharedPair, tierOf } from '../test/helpers/redis.ts'
@@ -12,7 +16,12 @@ const DOWN_MS = Number(process.env.DOWN_MS ?? 1000)
 const AFTER_S = Number(process.env.AFTER_S ?? 8)
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16)
 const BUCKET_MS = 250
-const pair = await startSharedPair()
+const MODE = process.env.MODE ?? 'kill'
+// The stack's command timeout (the default, 100 ms), not the 2 s the tests give a loaded machine.
+const pair = await startSharedPair({
+  REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '100',
+  ...(process.env.PAGE_TTL_MS ? { PAGE_CACHE_TTL_MS: process.env.PAGE_TTL_MS } : {}),
+})
 // The site's pages from its sitemap (an index: the pages are in its children), as visitors and crawlers ask for them.
 const locs = async (url: string): Promise<string[]> => [...(await (await fetch(url)).text()).matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
 const PATHS: string[] = []
@@ -66,9 +75,17 @@ const worker = async (): Promise<void> => {
 }
 const workers = Array.from({ length: CONCURRENCY }, worker)
 await new Promise((resolve) => setTimeout(resolve, REF_S * 1000))
-events.push(`${since()} ms redis SIGKILL`)
-await pair.redis.stop('SIGKILL')
-await new Promise((resolve) => setTimeout(resolve, DOWN_MS))
+if (MODE === 'vanish') {
+  events.push(`${since()} ms redis SIGSTOP`)
+  process.kill(pair.redis.pid(), 'SIGSTOP')
+  await new Promise((resolve) => setTimeout(resolve, DOWN_MS))
+  events.push(`${since()} ms redis SIGKILL`)
+  await pair.redis.stop('SIGKILL')
+} else {
+  events.push(`${since()} ms redis SIGKILL`)
+  await pair.redis.stop('SIGKILL')
+  await new Promise((resolve) => setTimeout(resolve, DOWN_MS))
+}
 await pair.redis.start()
 events.push(`${since()} ms redis started again (empty)`)
 await new Promise((resolve) => setTimeout(resolve, AFTER_S * 1000))

@@ -439,10 +439,15 @@ const ABOUT = '/over-ons'
 const ABOUT_SECTION = `${process.env.SITE_HANDLE ?? 'havenborg'}About`
 const titleOf = (html) => /<h1[^>]*>([^<]*)</.exec(html)?.[1] ?? ''
 
+const editedGateways = new Set()
 /** An editor saves the about page with a new title: the content file of every gateway's embedded CMS, which it reloads. */
 async function retitleEverywhere(title) {
   const script = `const fs=require('node:fs');const f='/app/gateway/embedded-cms/content/site-pages.json';const d=JSON.parse(fs.readFileSync(f,'utf8'));for(const e of d.entries)if(e.id==='102')e.title=${JSON.stringify(title)};fs.writeFileSync(f,JSON.stringify(d,null,2))`
-  for (const id of containersOf('gateway')) docker(['exec', '-u', '0', id, 'node', '-e', script])
+  editedGateways.clear()
+  for (const id of containersOf('gateway')) {
+    docker(['exec', '-u', '0', id, 'node', '-e', script])
+    editedGateways.add(id)
+  }
   await pause(1000) // the embedded CMS reloads its files 100 ms after they change
 }
 
@@ -475,8 +480,10 @@ async function contentAfterPurge(expected, windowMs = 15_000) {
     }
     await pause(50)
   }
-  const check = { expected, asked, old, lastOldMs, settled: lastOldMs < windowMs - 5000 }
-  log(`after the purge: ${old} of ${asked} answers not "${expected}" in ${windowMs / 1000} s, the last at ${lastOldMs} ms${check.settled ? '' : ' (NOT SETTLED)'}`)
+  // A gateway task replaced since the edit runs the image's content: its old title says nothing about the purge.
+  const replaced = containersOf('gateway').some((id) => !editedGateways.has(id))
+  const check = { expected, asked, old, lastOldMs, settled: lastOldMs < windowMs - 5000, ...(replaced ? { inconclusive: 'a gateway task was replaced since the edit' } : {}) }
+  log(`after the purge: ${old} of ${asked} answers not "${expected}" in ${windowMs / 1000} s, the last at ${lastOldMs} ms${check.settled ? '' : ' (NOT SETTLED)'}${replaced ? ' (a gateway task was replaced since the edit)' : ''}`)
   return check
 }
 
