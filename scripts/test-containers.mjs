@@ -178,6 +178,8 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
   const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0, cache: {}, assets: 0, asset404: 0, assetFailed: 0 }
   const durations = []
   const perSecond = new Map()
+  let firstFailure
+  let lastFailure = 0
   let changing = true
   const started = performance.now()
   const get = async (path) => {
@@ -190,6 +192,7 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
       const path = paths[tally.sent % paths.length] ?? '/'
       tally.sent++
       const begun = performance.now()
+      const failedBefore = tally.failed
       try {
         const page = await get(path)
         const cache = String(page.headers['x-cache'] ?? 'none')
@@ -211,6 +214,11 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
         tally.errors[error.code ?? error.message] = (tally.errors[error.code ?? error.message] ?? 0) + 1
       }
       const done = performance.now()
+      // A refused connection comes back in a millisecond and the loop asks again: how long failures went on says more than their count.
+      if (tally.failed > failedBefore) {
+        firstFailure ??= done - started
+        lastFailure = done - started
+      }
       durations.push(done - begun)
       tally.slowest = Math.max(tally.slowest, done - begun)
       const second = Math.floor((done - started) / 1000)
@@ -233,12 +241,13 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
   // Whole seconds only: the last one is cut short by the end of the run.
   const whole = [...Array(Math.max(0, Math.floor(seconds))).keys()].map((second) => perSecond.get(second) ?? 0)
   const throughput = { perSecond: Math.round(tally.sent / seconds), lowestSecond: whole.length > 0 ? Math.min(...whole) : 0, secondsBelowHalf: whole.filter((n) => n < tally.sent / seconds / 2).length }
+  const failingMs = firstFailure === undefined ? 0 : Math.round(lastFailure - firstFailure)
   log(
-    `${label}: ${tally.failed} failed of ${tally.sent} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); ` +
+    `${label}: ${tally.failed} failed of ${tally.sent}${failingMs > 0 ? ` over ${(failingMs / 1000).toFixed(1)} s` : ''} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); ` +
       `assets ${tally.asset404} 404 and ${tally.assetFailed} other failures of ${tally.assets}; p50 ${latency.p50} ms, p99 ${latency.p99} ms, slowest ${latency.max} ms; ` +
       `${throughput.perSecond} requests/s, lowest second ${throughput.lowestSecond}, ${throughput.secondsBelowHalf} s below half`,
   )
-  return { label, ...tally, latency, throughput }
+  return { label, ...tally, failingMs, latency, throughput }
 }
 
 function run(command, args, env = process.env) {
@@ -619,7 +628,7 @@ console.log('\nSummary')
 console.log(`  stack deploy to all healthy: ${healthySeconds.toFixed(1)} s`)
 for (const result of results) {
   console.log(
-    `  ${result.label}: ${result.failed} failed of ${result.sent}; asset 404s ${result.asset404} of ${result.assets}; p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ` +
+    `  ${result.label}: ${result.failed} failed of ${result.sent}${result.failingMs > 0 ? ` over ${(result.failingMs / 1000).toFixed(1)} s` : ''}; asset 404s ${result.asset404} of ${result.assets}; p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ` +
       `slowest ${result.latency.max} ms; ${result.throughput.perSecond} requests/s, lowest second ${result.throughput.lowestSecond}`,
   )
 }
