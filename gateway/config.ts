@@ -75,6 +75,8 @@ const LIVE_PING_INTERVAL_MS = 20_000
 export interface GatewayConfig {
   host: string
   port: number
+  /** How often `@subnet` / `@name` entries of HOST and INTERNAL_HOST are resolved again, so the ports follow a changed address; 0 = only at start. */
+  hostRecheckIntervalMs: number
   /** Where /readyz and /metrics are served: a listener of its own that nothing public routes to. */
   internalHost: string
   internalPort: number
@@ -369,6 +371,11 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       values: 'addresses, `@subnet` or `@name`, comma-separated',
     }),
     port: readInteger(env, 'PORT', 3000, 0, 65535, { subject: 'listening', meaning: 'the public port' }),
+    hostRecheckIntervalMs: readInteger(env, 'HOST_RECHECK_INTERVAL_MS', 2000, 0, 600_000, {
+      subject: 'listening',
+      meaning:
+        "how often the `@subnet` and `@name` entries of `HOST` and `INTERNAL_HOST` are resolved again: a new address of this machine gets a listener, one no longer this machine's is closed once its requests are done, and the Redis connections start again (see [operations](operations.md#listening-addresses)); 0 = only at start",
+    }),
     internalHost: readString(env, 'INTERNAL_HOST', '127.0.0.1', {
       subject: 'listening',
       meaning:

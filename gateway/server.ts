@@ -1,6 +1,7 @@
-import { resolveListenHostsOrExit, runServer } from '../shared/run-server.ts'
+import { runServer } from '../shared/run-server.ts'
 import { buildGateway } from './app.ts'
 import { loadGatewayConfig } from './config.ts'
+import { addressesChanged, listenInternal } from './listeners.ts'
 import { drainThenClose } from './plugins/app/drain.ts'
 
 await runServer({
@@ -8,9 +9,7 @@ await runServer({
   loadConfig: loadGatewayConfig,
   build: buildGateway,
   upstreams: (config) => ({ upstream: config.craftApiUrl?.href ?? 'embedded', renderers: config.rendererUrls.map((url) => url.href) }),
-  listenMore: async (app, config) => {
-    const [host = config.internalHost] = await resolveListenHostsOrExit('gateway', config.internalHost)
-    return { internal: await app.internal.listen({ host, port: config.internalPort }) }
-  },
+  listenMore: async (app, config) => ({ internal: await listenInternal(app, config) }),
+  onListenersChanged: addressesChanged,
   close: drainThenClose,
 })

@@ -11,9 +11,13 @@
 //      there) is rolled back: every answer that is not 200, and every network error, is a failure;
 //      Then while one gateway task is stopped (p99 behind nginx), and with every renderer stopped (stored
 //      pages only, served STALE: their p99);
+//      Issue 38's: a purge after the tag sets expired (content checked after every purge), a release whose
+//      renderer fails at start (then both rolled back together), nginx reloaded / replaced / killed, a renderer
+//      paused, a gateway cut from `internal` and connected again, Redis killed with SIGKILL. Each counts failed
+//      pages, asset 404s (every asset a page names is fetched), the slowest request and the requests a second;
 //   5. from a throwaway container on each network: which of lb:80, gateway:3000, gateway:3100, renderer:3001
 //      and redis:6379 answer.
-// Exit code 0 when no request failed and the reachability is as docs/operations.md says. KEEP_STACK=1 leaves it running.
+// Exit code 0 when no request failed, no asset was a 404, every purge's change was served, and the reachability is as docs/operations.md says. KEEP_STACK=1 leaves it running.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
@@ -31,8 +35,10 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8)
 const BASE_IMAGES_SCRIPT = process.env.BASE_IMAGES_SCRIPT ?? join(ROOT, '../shared/containers/build-base-images-node26.sh')
 const TAG_A = 'containers-test-a'
 const TAG_B = 'containers-test-b'
-/** Which loads run after the deploy (all by default): SCENARIOS=config,image,rollback,gateway,renderers. */
-const SCENARIOS = new Set((process.env.SCENARIOS ?? 'config,image,rollback,gateway,renderers').split(','))
+/** Which loads run after the deploy (all by default), e.g. SCENARIOS=steady,redis-kill: see the list below. */
+const SCENARIOS = new Set(
+  (process.env.SCENARIOS ?? 'steady,config,image,rollback,gateway,renderers,purge-expired,failed-release,nginx,renderer-pause,network-cut,redis-kill').split(','),
+)
 /** Requests of the load with every renderer stopped: before fail-fast, each one could wait out a connect timeout. */
 const OUTAGE_REQUESTS = Number(process.env.OUTAGE_REQUESTS ?? 2000)
 /** The gateways' page TTL in the stack (PAGE_CACHE_TTL_MS, its default): the outage's load waits it out. */
@@ -157,52 +163,91 @@ async function sitePaths() {
   return paths.length > 0 ? paths.slice(0, 40) : ['/']
 }
 
-/** Runs `change` while requests go on; they stop once it is done and at least LOAD_REQUESTS were sent. */
+/** The bundle files a page names (`/assets/app-….js`, styles, chunks): a visitor's browser fetches each. */
+const ASSET_NAMES = /(?:src|href)="(\/assets\/[^"?#]+\.(?:js|css))"/g
+const assetsOf = (html) => [...new Set([...html.matchAll(ASSET_NAMES)].map((match) => match[1]))]
+
+/**
+ * Runs `change` while requests go on, as visitors would: every page answered 200 has the assets it names fetched
+ * too (a 404 there is a page without its JavaScript). They stop once it is done and at least `requests` were sent.
+ * Counted: failed pages (not 200, or a network error), asset 404s and other asset failures, the slowest request,
+ * the requests a second over the whole run and in its slowest whole second (a throughput cliff).
+ */
 async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
-  const pool = new Pool(`http://127.0.0.1:${LB_PORT}`, { connections: CONCURRENCY, pipelining: 1 })
-  const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0, cache: {} }
+  const pool = new Pool(`http://127.0.0.1:${LB_PORT}`, { connections: CONCURRENCY * 2, pipelining: 1 })
+  const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0, cache: {}, assets: 0, asset404: 0, assetFailed: 0 }
   const durations = []
+  const perSecond = new Map()
+  let firstFailure
+  let lastFailure = 0
   let changing = true
+  const started = performance.now()
+  const get = async (path) => {
+    const response = await pool.request({ path, method: 'GET', headersTimeout: 30_000, bodyTimeout: 30_000 })
+    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
+  }
   const worker = async () => {
     while (changing || tally.sent < requests) {
       if (tally.sent >= requests * 40) break // bounded, whatever the change takes
       const path = paths[tally.sent % paths.length] ?? '/'
       tally.sent++
-      const started = performance.now()
+      const begun = performance.now()
+      const failedBefore = tally.failed
       try {
-        const response = await pool.request({ path, method: 'GET', headersTimeout: 30_000, bodyTimeout: 30_000 })
-        await response.body.dump()
-        const cache = String(response.headers['x-cache'] ?? 'none')
+        const page = await get(path)
+        const cache = String(page.headers['x-cache'] ?? 'none')
         tally.cache[cache] = (tally.cache[cache] ?? 0) + 1
-        if (response.statusCode === 200) tally.ok++
-        else {
+        if (page.status === 200) {
+          tally.ok++
+          for (const asset of assetsOf(page.body)) {
+            tally.assets++
+            const answer = await get(asset).catch((error) => ({ status: error.code ?? 'error' }))
+            if (answer.status === 404) tally.asset404++
+            else if (answer.status !== 200) tally.assetFailed++
+          }
+        } else {
           tally.failed++
-          tally.statuses[response.statusCode] = (tally.statuses[response.statusCode] ?? 0) + 1
+          tally.statuses[page.status] = (tally.statuses[page.status] ?? 0) + 1
         }
       } catch (error) {
         tally.failed++
         tally.errors[error.code ?? error.message] = (tally.errors[error.code ?? error.message] ?? 0) + 1
       }
-      const took = performance.now() - started
-      durations.push(took)
-      tally.slowest = Math.max(tally.slowest, took)
+      const done = performance.now()
+      // A refused connection comes back in a millisecond and the loop asks again: how long failures went on says more than their count.
+      if (tally.failed > failedBefore) {
+        firstFailure ??= done - started
+        lastFailure = done - started
+      }
+      durations.push(done - begun)
+      tally.slowest = Math.max(tally.slowest, done - begun)
+      const second = Math.floor((done - started) / 1000)
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1)
     }
   }
   const workers = Array.from({ length: CONCURRENCY }, worker)
-  const started = Date.now()
   try {
     await change()
   } finally {
     changing = false
   }
-  log(`${label}: the change took ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  log(`${label}: the change took ${((performance.now() - started) / 1000).toFixed(1)} s`)
   await Promise.all(workers)
+  const seconds = (performance.now() - started) / 1000
   await pool.close()
   durations.sort((a, b) => a - b)
   const percentile = (p) => Math.round(durations[Math.min(durations.length - 1, Math.floor(durations.length * p))] ?? 0)
   const latency = { p50: percentile(0.5), p99: percentile(0.99), max: Math.round(tally.slowest) }
-  log(`${label}: ${tally.failed} failed of ${tally.sent} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); p50 ${latency.p50} ms, p99 ${latency.p99} ms, slowest ${latency.max} ms`)
-  return { label, ...tally, latency }
+  // Whole seconds only: the last one is cut short by the end of the run.
+  const whole = [...Array(Math.max(0, Math.floor(seconds))).keys()].map((second) => perSecond.get(second) ?? 0)
+  const throughput = { perSecond: Math.round(tally.sent / seconds), lowestSecond: whole.length > 0 ? Math.min(...whole) : 0, secondsBelowHalf: whole.filter((n) => n < tally.sent / seconds / 2).length }
+  const failingMs = firstFailure === undefined ? 0 : Math.round(lastFailure - firstFailure)
+  log(
+    `${label}: ${tally.failed} failed of ${tally.sent}${failingMs > 0 ? ` over ${(failingMs / 1000).toFixed(1)} s` : ''} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); ` +
+      `assets ${tally.asset404} 404 and ${tally.assetFailed} other failures of ${tally.assets}; p50 ${latency.p50} ms, p99 ${latency.p99} ms, slowest ${latency.max} ms; ` +
+      `${throughput.perSecond} requests/s, lowest second ${throughput.lowestSecond}, ${throughput.secondsBelowHalf} s below half`,
+  )
+  return { label, ...tally, failingMs, latency, throughput }
 }
 
 function run(command, args, env = process.env) {
@@ -392,6 +437,188 @@ if (SCENARIOS.has('renderers')) try {
   await waitHealthy(180_000)
 }
 
+// Issue 38's scenarios: what an operator meets besides rolls. Each runs under the same load and counts the same.
+const containersOf = (service) => docker(['ps', '--filter', `label=com.docker.swarm.service.name=${STACK}_${service}`, '--format', '{{.ID}}']).split('\n').filter(Boolean)
+const firstContainer = (service) => {
+  const [id] = containersOf(service)
+  if (!id) throw new Error(`no ${service} container`)
+  return id
+}
+const ABOUT = '/over-ons'
+const ABOUT_SECTION = `${process.env.SITE_HANDLE ?? 'havenborg'}About`
+const titleOf = (html) => /<h1[^>]*>([^<]*)</.exec(html)?.[1] ?? ''
+
+const editedGateways = new Set()
+/** An editor saves the about page with a new title: the content file of every gateway's embedded CMS, which it reloads. */
+async function retitleEverywhere(title) {
+  const script = `const fs=require('node:fs');const f='/app/gateway/embedded-cms/content/site-pages.json';const d=JSON.parse(fs.readFileSync(f,'utf8'));for(const e of d.entries)if(e.id==='102')e.title=${JSON.stringify(title)};fs.writeFileSync(f,JSON.stringify(d,null,2))`
+  editedGateways.clear()
+  for (const id of containersOf('gateway')) {
+    docker(['exec', '-u', '0', id, 'node', '-e', script])
+    editedGateways.add(id)
+  }
+  await pause(1000) // the embedded CMS reloads its files 100 ms after they change
+}
+
+async function purgeAbout(hard) {
+  const secret = (await import('node:fs')).readFileSync(join(ROOT, 'deploy/secrets/purge_secret'), 'utf8').trim()
+  const response = await fetch(`http://127.0.0.1:${LB_PORT}/api/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-purge-secret': secret },
+    body: JSON.stringify({ sections: [ABOUT_SECTION], hard }),
+  })
+  return { status: response.status, ...(await response.json().catch(() => ({}))) }
+}
+
+/**
+ * The about page asked for through nginx for `windowMs` after a purge (one request at a time, so both gateways
+ * answer in turn): how many answers still had another title, and when the last of them came.
+ */
+async function contentAfterPurge(expected, windowMs = 15_000) {
+  const since = performance.now()
+  let asked = 0
+  let old = 0
+  let lastOldMs = -1
+  while (performance.now() - since < windowMs) {
+    const response = await fetch(`http://127.0.0.1:${LB_PORT}${ABOUT}`).catch(() => undefined)
+    const title = response ? titleOf(await response.text()) : ''
+    asked++
+    if (title !== expected) {
+      old++
+      lastOldMs = Math.round(performance.now() - since)
+    }
+    await pause(50)
+  }
+  // A gateway task replaced since the edit runs the image's content: its old title says nothing about the purge.
+  const replaced = containersOf('gateway').some((id) => !editedGateways.has(id))
+  const check = { expected, asked, old, lastOldMs, settled: lastOldMs < windowMs - 5000, ...(replaced ? { inconclusive: 'a gateway task was replaced since the edit' } : {}) }
+  log(`after the purge: ${old} of ${asked} answers not "${expected}" in ${windowMs / 1000} s, the last at ${lastOldMs} ms${check.settled ? '' : ' (NOT SETTLED)'}${replaced ? ' (a gateway task was replaced since the edit)' : ''}`)
+  return check
+}
+
+const contentChecks = []
+if (SCENARIOS.has('purge-expired')) results.push(
+  await underLoad(`purge after the tag sets expired (page TTL ${PAGE_TTL_MS / 1000} s)`, paths, async () => {
+    await retitleEverywhere('Over Havenborg, eerste wijziging')
+    log('purge (hard):', JSON.stringify(await purgeAbout(true)))
+    contentChecks.push(await contentAfterPurge('Over Havenborg, eerste wijziging'))
+    log(`waiting ${PAGE_TTL_MS / 1000 + 5} s: past the stored page's lifetime in Redis`)
+    await pause(PAGE_TTL_MS + 5000)
+    await retitleEverywhere('Over Havenborg, tweede wijziging')
+    log('purge:', JSON.stringify(await purgeAbout(false)))
+    contentChecks.push(await contentAfterPurge('Over Havenborg, tweede wijziging'))
+  }),
+)
+
+/** A gateway's /readyz, asked inside its container on its scrape address (INTERNAL_HOST). */
+function readyzOf(container) {
+  const script = `const a=Object.values(require('node:os').networkInterfaces()).flat().find(e=>e.address.startsWith('10.232.3.'));fetch('http://'+a.address+':3100/readyz').then(r=>r.text()).then(t=>console.log(t),e=>console.log(JSON.stringify({error:String(e)})))`
+  try {
+    return JSON.parse(docker(['exec', container, 'node', '-e', script]).split('\n').at(-1) ?? '{}')
+  } catch (error) {
+    return { error: String(error.message ?? error) }
+  }
+}
+
+// A release whose renderer exits at start (a configuration it refuses), of another build id than the last: the
+// gateways roll forward, the renderers roll back, and the stack runs two builds until both are rolled back together.
+const TAG_BAD = 'containers-test-bad-renderer'
+if (SCENARIOS.has('failed-release')) {
+  const dockerfile = `FROM havenborg-website:${TAG_B}\nUSER root\nRUN node -e "const f='/app/dist/build.json',b=JSON.parse(require('fs').readFileSync(f));b.id+='-bad';require('fs').writeFileSync(f,JSON.stringify(b))"\nUSER node\nENV RICH_TEXT_MEMO_MAX_BYTES=1\n`
+  execFileSync(DOCKER, ['build', '-q', '-t', `havenborg-website:${TAG_BAD}`, '-'], { input: dockerfile, stdio: ['pipe', 'ignore', 'inherit'] })
+  results.push(
+    await underLoad('a release whose renderer fails at start (stack deploy; renderers roll back)', paths, async () => {
+      deploy(TAG_BAD)
+      await waitRolledBack('renderer')
+      while (docker(['service', 'inspect', `${STACK}_gateway`, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}']) !== 'completed') await pause(500)
+      log('mixed stack: /readyz builds', JSON.stringify(readyzOf(firstContainer('gateway')).builds))
+    }),
+  )
+  results.push(
+    await underLoad(`both services rolled back together (stack deploy with ${TAG_B})`, paths, async () => {
+      deploy(TAG_B)
+      await waitUpdated(['gateway', 'renderer'], TAG_B)
+      log('after: /readyz builds', JSON.stringify(readyzOf(firstContainer('gateway')).builds))
+    }),
+  )
+}
+
+// The front door: nginx's configuration reloaded in place, its task replaced, its task killed.
+if (SCENARIOS.has('nginx')) {
+  results.push(
+    await underLoad('nginx -s reload in its task (a configuration change without a new task)', paths, async () => {
+      await pause(2000)
+      docker(['exec', firstContainer('lb'), 'nginx', '-s', 'reload'])
+      await pause(3000)
+    }),
+  )
+  results.push(
+    await underLoad('nginx task replaced (docker service update --force)', paths, async () => {
+      await run(DOCKER, ['service', 'update', '--quiet', '--force', `${STACK}_lb`])
+      await waitHealthy(120_000)
+    }),
+  )
+  results.push(
+    await underLoad("nginx task killed (docker kill)", paths, async () => {
+      const lb = firstContainer('lb')
+      docker(['kill', lb])
+      while (containersOf('lb').includes(lb)) await pause(100)
+      await waitHealthy(120_000)
+    }),
+  )
+}
+
+// A hung renderer: paused for 15 s (Swarm's health check may replace it meanwhile).
+if (SCENARIOS.has('renderer-pause')) results.push(
+  await underLoad('a renderer paused for 15 s (docker pause)', paths, async () => {
+    const renderer = firstContainer('renderer')
+    docker(['pause', renderer])
+    await pause(15_000)
+    dockerOk(['unpause', renderer])
+    await waitHealthy(120_000)
+  }),
+)
+
+// A gateway cut from `internal` (renderers, Redis) for 15 s and connected again, under a new address there.
+if (SCENARIOS.has('network-cut')) results.push(
+  await underLoad('a gateway cut from internal for 15 s, then connected again', paths, async () => {
+    const gateway = firstContainer('gateway')
+    const network = `${STACK}_internal`
+    const addressOn = () => docker(['inspect', gateway, '--format', `{{with index .NetworkSettings.Networks "${network}"}}{{.IPAddress}}{{end}}`])
+    const before = addressOn()
+    docker(['network', 'disconnect', '-f', network, gateway])
+    await pause(15_000)
+    docker(['network', 'connect', network, gateway])
+    const reconnected = performance.now()
+    const after = addressOn()
+    const probe = `fetch('http://${after}:3000/healthz',{signal:AbortSignal.timeout(1000)}).then(r=>console.log(r.status),e=>console.log(e.cause?.code??e.name))`
+    let answers = ''
+    let redis = ''
+    for (let tries = 0; tries < 60 && (answers !== '200' || redis !== 'ok'); tries++) {
+      if (answers !== '200') answers = docker(['run', '--rm', '--network', network, '--entrypoint', 'node', `havenborg-website:${TAG_B}`, '-e', probe]).split('\n').at(-1) ?? ''
+      if (redis !== 'ok') redis = readyzOf(gateway).checks?.redis ?? ''
+      if (answers !== '200' || redis !== 'ok') await pause(1000)
+    }
+    log(`network cut: internal address ${before} → ${after}; port 3000 there: ${answers}, /readyz redis: ${redis}, ${((performance.now() - reconnected) / 1000).toFixed(1)} s after connect`)
+    contentChecks.push({ expected: 'gateway answers on its new internal address and /readyz says redis ok', settled: answers === '200' && redis === 'ok' })
+  }),
+)
+
+// Redis killed (kill -9): Swarm starts a new, empty one.
+if (SCENARIOS.has('redis-kill')) results.push(
+  await underLoad('Redis killed (docker kill -s KILL)', paths, async () => {
+    await pause(3000)
+    const redis = firstContainer('redis')
+    docker(['kill', '-s', 'KILL', redis])
+    while (containersOf('redis').includes(redis)) await pause(100)
+    await waitHealthy(120_000)
+    await pause(5000)
+  }),
+)
+
+// Throughput with nothing happening, the reference for the scenarios' figures (same machine, same run).
+if (SCENARIOS.has('steady')) results.push(await underLoad('steady load, nothing changes (reference)', paths, async () => pause(10_000)))
+
 const table = reachability(TAG_B)
 console.log('\nReachability from a throwaway container on each network (every address of each name):')
 printTable(table)
@@ -399,9 +626,16 @@ const wrongReach = checkReach(table)
 
 console.log('\nSummary')
 console.log(`  stack deploy to all healthy: ${healthySeconds.toFixed(1)} s`)
-for (const result of results) console.log(`  ${result.label}: ${result.failed} failed of ${result.sent}; p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, slowest ${result.latency.max} ms`)
+for (const result of results) {
+  console.log(
+    `  ${result.label}: ${result.failed} failed of ${result.sent}${result.failingMs > 0 ? ` over ${(result.failingMs / 1000).toFixed(1)} s` : ''}; asset 404s ${result.asset404} of ${result.assets}; p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ` +
+      `slowest ${result.latency.max} ms; ${result.throughput.perSecond} requests/s, lowest second ${result.throughput.lowestSecond}`,
+  )
+}
+for (const check of contentChecks) console.log(`  content: ${JSON.stringify(check)}`)
 if (wrongReach.length > 0) console.log(`  reachability not as documented: ${wrongReach.join('; ')}`)
 
 if (process.env.KEEP_STACK !== '1') await removeStack()
-process.exitCode = results.some((result) => result.failed > 0) || wrongReach.length > 0 ? 1 : 0
+const failed = results.some((result) => result.failed > 0 || result.asset404 > 0) || contentChecks.some((check) => !check.settled) || wrongReach.length > 0
+process.exitCode = failed ? 1 : 0
 log(process.exitCode === 0 ? 'passed' : 'FAILED')

@@ -17,36 +17,70 @@ const OWN_ADDRESS_RETRY_MS = 250
  * (A network alias would do under compose, but Swarm puts a task in its service's DNS only once it is healthy,
  * after the listener had to open.)
  */
-export async function resolveListenHosts(setting: string, waitMs = OWN_ADDRESS_WAIT_MS): Promise<string[]> {
-  const entries = setting.split(',').map((entry) => entry.trim()).filter(Boolean)
+export async function resolveListenHosts(setting: string, waitMs = OWN_ADDRESS_WAIT_MS, sources: AddressSources = SYSTEM_SOURCES): Promise<string[]> {
   const hosts: string[] = []
-  for (const entry of entries) hosts.push(entry.startsWith('@') ? await ownAddressOf(entry.slice(1), waitMs) : entry)
+  for (const entry of listEntries(setting)) hosts.push(entry.startsWith('@') ? await ownAddressOf(entry.slice(1), waitMs, sources) : entry)
   if (hosts.length === 0) throw new ConfigError(`"${setting}" names no address to listen on`)
   return [...new Set(hosts)]
 }
 
-function ownAddresses(): Array<{ address: string; family: string }> {
-  return Object.values(networkInterfaces()).flatMap((list) => list ?? [])
+/**
+ * The addresses a setting stands for now, without waiting: an `@` entry with no address of this machine at the
+ * moment (its network cut, its name not yet registered) is left out rather than an error.
+ */
+export async function resolveListenHostsNow(setting: string, sources: AddressSources = SYSTEM_SOURCES): Promise<string[]> {
+  const hosts: string[] = []
+  for (const entry of listEntries(setting)) {
+    if (!entry.startsWith('@')) hosts.push(entry)
+    else {
+      const own = await ownAddressOf(entry.slice(1), 0, sources).catch((error: unknown) => {
+        if (error instanceof ConfigError) return undefined
+        throw error
+      })
+      if (own) hosts.push(own)
+    }
+  }
+  return [...new Set(hosts)]
+}
+
+/** Whether a setting has entries that stand for this machine's addresses of the moment (`@subnet`, `@name`). */
+export function followsAddresses(setting: string): boolean {
+  return listEntries(setting).some((entry) => entry.startsWith('@'))
+}
+
+/** Where the machine's own addresses and a name's addresses come from: the system's, or a test's stand-ins. */
+export interface AddressSources {
+  ownAddresses(): Array<{ address: string; family: string }>
+  lookup(name: string): Promise<Array<{ address: string }>>
+}
+
+export const SYSTEM_SOURCES: AddressSources = {
+  ownAddresses: () => Object.values(networkInterfaces()).flatMap((list) => list ?? []),
+  lookup: (name) => lookup(name, { all: true }),
+}
+
+function listEntries(setting: string): string[] {
+  return setting.split(',').map((entry) => entry.trim()).filter(Boolean)
 }
 
 /** `@10.231.1.0/24`: this machine's address in that subnet (the address of its interface on that network). */
-function ownAddressIn(cidr: string): string {
+function ownAddressIn(cidr: string, sources: AddressSources): string {
   const [base = '', bits = ''] = cidr.split('/')
   const family = isIP(base)
   if (family === 0 || !/^[0-9]{1,3}$/.test(bits)) throw new ConfigError(`@${cidr} is not a subnet`)
   const subnet = new BlockList()
   subnet.addSubnet(base, Number(bits), family === 6 ? 'ipv6' : 'ipv4')
-  const found = ownAddresses().find((entry) => entry.family === (family === 6 ? 'IPv6' : 'IPv4') && subnet.check(entry.address, family === 6 ? 'ipv6' : 'ipv4'))
+  const found = sources.ownAddresses().find((entry) => entry.family === (family === 6 ? 'IPv6' : 'IPv4') && subnet.check(entry.address, family === 6 ? 'ipv6' : 'ipv4'))
   if (!found) throw new ConfigError(`@${cidr}: this machine has no address in that subnet`)
   return found.address
 }
 
-async function ownAddressOf(name: string, waitMs: number): Promise<string> {
-  if (name.includes('/')) return ownAddressIn(name)
+async function ownAddressOf(name: string, waitMs: number, sources: AddressSources): Promise<string> {
+  if (name.includes('/')) return ownAddressIn(name, sources)
   const deadline = Date.now() + waitMs
   for (;;) {
-    const own = new Set(ownAddresses().map((entry) => entry.address))
-    const resolved = await lookup(name, { all: true }).catch(() => [])
+    const own = new Set(sources.ownAddresses().map((entry) => entry.address))
+    const resolved = await sources.lookup(name).catch(() => [])
     const found = resolved.find((entry) => own.has(entry.address))
     if (found) return found.address
     if (Date.now() >= deadline) {

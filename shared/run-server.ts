@@ -3,12 +3,15 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { AddressInfo } from 'node:net'
 import { SHUTDOWN_DEADLINE_MS } from './constants.ts'
 import { ConfigError } from './env.ts'
-import { listenAlso, resolveListenHosts } from './listen-hosts.ts'
+import { FollowedListeners } from './followed-listeners.ts'
+import { resolveListenHosts } from './listen-hosts.ts'
 
 /** Where a service's own listener opens: every service's configuration has it. */
 export interface ListenAddress {
   host: string
   port: number
+  /** How often `host`'s `@subnet` / `@name` entries are resolved again (shared/followed-listeners.ts); 0 or absent: only at start. */
+  hostRecheckIntervalMs?: number
 }
 
 /** What a service's server.ts says about itself; runServer does the rest, the same way for both. */
@@ -22,6 +25,8 @@ export interface ServerDefinition<Config extends ListenAddress, App extends Fast
   upstreams?(config: Config): Record<string, unknown>
   /** Opens the service's other listeners, after its own; their addresses by name, for that same line. */
   listenMore?(app: App, config: Config): Promise<Record<string, string>>
+  /** After the addresses listened on changed (a network cut and connected again under a new address). */
+  onListenersChanged?(app: App, hosts: string[]): void
   /** The service's own close steps (closing the app when not given); the process exits once they are done. */
   close?(app: App): Promise<void>
   /** From the first reason to close to the forced exit (code 1). */
@@ -55,12 +60,24 @@ export async function runServer<Config extends ListenAddress, App extends Fastif
   const app = await server.build(config)
   closeOnExitReasons(app.log, () => (server.close ? server.close(app) : app.close()), server.deadlineMs ?? SHUTDOWN_DEADLINE_MS)
   // HOST may name several addresses (shared/listen-hosts.ts): the app listens on the first, the others pass their requests on.
-  const [firstHost = config.host, ...moreHosts] = await resolveListenHostsOrExit(server.service, config.host)
-  const closeMore: Array<() => void> = []
-  if (moreHosts.length > 0) app.addHook('preClose', async () => closeMore.forEach((close) => close()))
+  // They follow the machine's addresses of the moment for `@` entries (every hostRecheckIntervalMs).
+  const hosts = await resolveListenHostsOrExit(server.service, config.host)
+  const [firstHost = config.host] = hosts
+  // Hooks can only be added before the app listens.
+  let listeners: FollowedListeners | undefined
+  app.addHook('preClose', async () => listeners?.close())
   await app.listen({ host: firstHost, port: config.port })
   const { port } = app.server.address() as AddressInfo
-  for (const host of moreHosts) closeMore.push(await listenAlso(app.server, host, port))
+  listeners = new FollowedListeners({
+    server: app.server,
+    setting: config.host,
+    appHost: firstHost,
+    port,
+    intervalMs: config.hostRecheckIntervalMs ?? 0,
+    log: app.log,
+  })
+  if (server.onListenersChanged) listeners.on('change', (current) => server.onListenersChanged?.(app, current))
+  await listeners.start(hosts)
   const otherListeners = await server.listenMore?.(app, config)
   // Its own address as bound (PORT=0 takes a port of the kernel's choosing): how a starter learns where it is.
   app.log.info({ url: app.listeningOrigin, ...server.upstreams?.(config), ...otherListeners }, `${server.service} listening`)

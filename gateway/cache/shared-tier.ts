@@ -510,6 +510,16 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     return dropped === undefined ? { fanOut: 'pending' } : { fanOut: 'ok', dropped }
   }
 
+  /**
+   * New connections now: this machine's addresses changed (a network cut and connected again), so the ones open
+   * may be bound to an address that is gone and lead nowhere without ever failing. Until they are up, the gateway
+   * serves from memory and the CMS, as in any outage.
+   */
+  reconnect(): void {
+    this.command.disconnect(true)
+    this.subscriber.disconnect(true)
+  }
+
   async close(): Promise<void> {
     clearInterval(this.retryTimer)
     this.command.disconnect()

@@ -60,6 +60,11 @@ export class Readiness {
     this.now = options.now ?? (() => performance.now())
   }
 
+  /** The next probe checks again instead of taking the last result (something it reports may have changed). */
+  forget(): void {
+    this.last = undefined
+  }
+
   current(): Promise<ReadinessReport> {
     if (this.last && this.now() - this.last.at < this.options.cacheMs) return Promise.resolve(this.last.report)
     this.running ??= this.options

@@ -12,6 +12,8 @@ declare module 'fastify' {
      * gateway is; closed with the gateway.
      */
     internal: FastifyInstance
+    /** The internal listener's readiness: forgotten when what it reports may have changed at once (new addresses). */
+    readiness: Readiness
   }
 }
 
@@ -36,6 +38,7 @@ async function internalListener(gateway: FastifyInstance, { logController }: { l
   })
   await internal.register(internalRoutes, { gateway, readiness, registry: gateway.metrics.registry })
   gateway.decorate('internal', internal)
+  gateway.decorate('readiness', readiness)
   gateway.addHook('onClose', async () => internal.close())
 }
 
