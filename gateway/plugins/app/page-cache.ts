@@ -5,6 +5,7 @@ import { counter, tally } from '../../../shared/metrics.ts'
 import { type RouteTable, createRouteTable } from '../../../shared/routes.ts'
 import { PageCache } from '../../cache/page-cache.ts'
 import { type FastPath, createPageCacheHits } from '../../cache/page-cache-hits.ts'
+import { PageRefreshes } from '../../cache/page-refreshes.ts'
 import { RenderFlights } from '../../cache/render-flights.ts'
 import type { CacheStatus } from '../../cache/query-cache.ts'
 import { isHttps, trustFunction } from '../../http/trust-proxy.ts'
@@ -18,6 +19,8 @@ declare module 'fastify' {
     pageCacheLookups: (result: CacheStatus) => void
     /** One render per page key at a time (PAGE_RENDER_WAIT_MS): the renders under way that other misses wait on. */
     renderFlights: RenderFlights
+    /** The background renders of stale pages (PAGE_REFRESH_CONCURRENCY, PAGE_REFRESH_QUEUE). */
+    pageRefreshes: PageRefreshes
   }
 }
 
@@ -93,6 +96,10 @@ async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promi
   const waits = counter(app.metrics.registry, 'page_render_waits_total', "Page-cache misses that waited for another request's render of the page, by how the wait ended (over, again, failed, timeout)", ['outcome'])
   renderFlights.on('waited', (_key, outcome) => waits.inc({ outcome }))
   app.decorate('renderFlights', renderFlights)
+  const refreshes = counter(app.metrics.registry, 'page_refreshes_total', 'Background refreshes of stale pages asked for, by what became of them (started, queued, running: one was under way, refused: the queue was full)', ['outcome'])
+  const pageRefreshes = new PageRefreshes({ maxInFlight: cache.pageRefreshConcurrency, maxQueued: cache.pageRefreshQueue, onScheduled: (outcome) => refreshes.inc({ outcome }) })
+  app.decorate('pageRefreshes', pageRefreshes)
+  app.addHook('onClose', async () => pageRefreshes.close())
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
   if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, routes, options)
 }
