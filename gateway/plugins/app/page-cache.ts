@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
 import { type RequestLogController, levelEnabled } from '../../../shared/logging.ts'
 import { counter, tally } from '../../../shared/metrics.ts'
 import { type RouteTable, createRouteTable } from '../../../shared/routes.ts'
@@ -100,6 +101,24 @@ async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promi
   const pageRefreshes = new PageRefreshes({ maxInFlight: cache.pageRefreshConcurrency, maxQueued: cache.pageRefreshQueue, onScheduled: (outcome) => refreshes.inc({ outcome }) })
   app.decorate('pageRefreshes', pageRefreshes)
   app.addHook('onClose', async () => pageRefreshes.close())
+  // What the page cache holds, as PAGE_CACHE_MAX_ENTRIES and PAGE_CACHE_MAX_BYTES count it, and the refreshes under way: read when /metrics is.
+  const pages = app.pageCache
+  const gauges: [string, string, () => number][] = [
+    ['page_cache_entries', 'Pages in the page cache', () => pages.size],
+    ['page_cache_bytes', 'Bytes of the page cache as PAGE_CACHE_MAX_BYTES counts them (bodies, the compressed copies made, strings, overhead)', () => pages.bytes],
+    ['page_refreshes_in_flight', 'Background refreshes of stale pages running now', () => pageRefreshes.inFlight],
+    ['page_refreshes_waiting', 'Background refreshes of stale pages waiting their turn now', () => pageRefreshes.queued],
+  ]
+  for (const [name, help, read] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [app.metrics.registry],
+      collect() {
+        this.set(read())
+      },
+    })
+  }
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
   if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, routes, options)
 }
