@@ -53,8 +53,26 @@ const DEFAULT_CLIENT_WORK_BUDGET = 300
  * variants (docs/caching.md has what it measured). They are bounds, not
  * allocations: a small site uses what its pages take.
  */
+/**
+ * How long past its TTL an answer or a page is still served at once while one
+ * refresh runs. A site of 10,000 articles has a long tail of pages visited
+ * less than once every ten minutes (the old default): each such visit waited
+ * for a render, and a crawl slower than TTL + window (the cold pass over the
+ * 100× content on a loaded machine) found its first pages gone. A day, the
+ * stale-if-error window's default: what is kept is the same, only served
+ * sooner; a purge (Craft's webhook) still marks an edited page at once.
+ */
+const DEFAULT_STALE_WHILE_REVALIDATE_MS = 86_400_000
 const DEFAULT_PAGE_CACHE_MAX_ENTRIES = 25_000
 const DEFAULT_PAGE_CACHE_MAX_BYTES = 640 * 1024 * 1024
+/**
+ * Background refreshes of stale pages (cache/page-refreshes.ts): two at once
+ * keep a renderer busy without taking the visitors' turn (a visitor's miss
+ * waits in the same render queue); 1,000 waiting is a big section's purge
+ * (some 200 bytes each), refreshed within a minute or two.
+ */
+const DEFAULT_PAGE_REFRESH_CONCURRENCY = 2
+const DEFAULT_PAGE_REFRESH_QUEUE = 1000
 const DEFAULT_QUERY_CACHE_MAX_ENTRIES = 50_000
 const DEFAULT_QUERY_CACHE_MAX_BYTES = 256 * 1024 * 1024
 /**
@@ -159,6 +177,13 @@ export interface GatewayConfig {
      * page or a render of its own. 0: every miss renders.
      */
     pageRenderWaitMs: number
+    /**
+     * Background renders of stored pages past their TTL or marked by a soft
+     * purge (cache/page-refreshes.ts): how many run at once, and how many
+     * more may wait; past that a page stays stale until its next request.
+     */
+    pageRefreshConcurrency: number
+    pageRefreshQueue: number
     /** The answers of /api, kept apart from the pages' data (in memory only, never in Redis), so /api callers cannot evict pages. */
     apiMaxEntries: number
     apiMaxBytes: number
@@ -535,10 +560,10 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
         subject: 'caching',
         meaning: 'how long an answer is fresh',
       }),
-      staleWhileRevalidateMs: readInteger(env, 'CACHE_SWR_MS', 600_000, 0, 86_400_000, {
+      staleWhileRevalidateMs: readInteger(env, 'CACHE_SWR_MS', DEFAULT_STALE_WHILE_REVALIDATE_MS, 0, 86_400_000, {
         subject: 'caching',
         meaning:
-          'after that, how long it is served stale while one refresh runs; likewise a stored page past `PAGE_CACHE_TTL_MS` (`X-Cache: STALE`) while one request renders it again',
+          'after that, how long it is served stale while one refresh runs; likewise a stored page past `PAGE_CACHE_TTL_MS` (`X-Cache: STALE`) while one background render refreshes it (a day: a page of a big site visited less often than that is still served at once; edits reach it by purges)',
       }),
       staleIfErrorMs: readInteger(env, 'CACHE_STALE_IF_ERROR_MS', 86_400_000, 0, 30 * 86_400_000, {
         subject: 'caching',
@@ -574,6 +599,15 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
         subject: 'caching',
         meaning:
           'single flight for renders: a miss of a page that another request is rendering (in this gateway, or with `REDIS_URL` in another) waits this long for that render instead of rendering it too (see [caching](caching.md#single-flight-for-renders)); `0`: every miss renders',
+      }),
+      pageRefreshConcurrency: readInteger(env, 'PAGE_REFRESH_CONCURRENCY', DEFAULT_PAGE_REFRESH_CONCURRENCY, 1, 1000, {
+        subject: 'caching',
+        meaning:
+          'background renders of stored pages past their TTL or marked stale by a soft purge that run at once (the visitor got the stored page with `X-Cache: STALE`); they store the page as a visitor\'s render does, in Redis too (see [caching](caching.md#background-refreshes))',
+      }),
+      pageRefreshQueue: readInteger(env, 'PAGE_REFRESH_QUEUE', DEFAULT_PAGE_REFRESH_QUEUE, 0, 1_000_000, {
+        subject: 'caching',
+        meaning: 'background refreshes that may wait for those; past it a page stays stale (still served at once) until its next request asks again',
       }),
       apiMaxEntries: readInteger(env, 'API_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000, {
         subject: 'caching',

@@ -7,9 +7,10 @@
 // Times are of a machine shared with others: compare columns, not runs.
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { request } from 'undici'
 import { SCALES, writeScaledContent } from './scale-content.ts'
-import { log, rssOf, startSystem, stop, tempDir } from './bench-processes.mjs'
+import { loadAverage, log, rssOf, startSystem, stop, tempDir } from './bench-processes.mjs'
 
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 const scales = (option('scales') ?? '1,10,100').split(',').map(Number).filter((scale) => scale in SCALES)
@@ -50,12 +51,31 @@ async function rendersOf(system) {
   return total
 }
 
+/** A port free now, for the gateway's internal listener (its /metrics). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+    server.once('error', reject)
+  })
+}
+
+/** A gauge of the gateway's /metrics (the page cache's bytes and pages). */
+async function gaugeOf(metricsUrl, name) {
+  const text = await (await request(metricsUrl)).body.text()
+  return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN)
+}
+
 const locs = (xml) => [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1].replaceAll('&amp;', '&')))
 
 async function measure(scale) {
   const dir = tempDir(`scale-${scale}x-`)
   const { entries } = writeScaledContent(dir, SCALES[scale])
-  const system = await startSystem(`${scale}x`, { CONTENT_DIR: dir, PURGE_SECRET })
+  const internalPort = await freePort()
+  const system = await startSystem(`${scale}x`, { CONTENT_DIR: dir, PURGE_SECRET, INTERNAL_PORT: String(internalPort) })
+  const metricsUrl = `http://127.0.0.1:${internalPort}/metrics`
   try {
     const row = { scale: `${scale}×`, articles: entries.topical ?? 0 }
     const first = await bytesOf(system.url, '/actueel')
@@ -94,6 +114,10 @@ async function measure(scale) {
     row.warmHits = warm.filter((answer) => answer.cache === 'HIT').length
     row.warmMisses = warm.filter((answer) => answer.cache === 'MISS').length
     row.gatewayRssMiB = Math.round(rssOf(system.gateway.pid) / 1024 / 1024)
+    row.rendererRssMiB = Math.round(rssOf(system.renderer.pid) / 1024 / 1024)
+    row.pageCacheEntries = await gaugeOf(metricsUrl, 'page_cache_entries')
+    row.pageCacheMiB = +((await gaugeOf(metricsUrl, 'page_cache_bytes')) / 1024 / 1024).toFixed(1)
+    row.loadAverage = loadAverage()
 
     // A (soft) purge of the articles, then a pass over the article pages: what the visitors got, and how many renders it cost.
     const articles = pages.filter((path) => path.startsWith('/actueel'))
@@ -130,6 +154,10 @@ const labels = {
   warmHits: 'warm pass: of which HIT',
   warmMisses: 'warm pass: MISS (rendered while the visitor waited)',
   gatewayRssMiB: 'gateway RSS after the passes, MiB',
+  rendererRssMiB: 'renderer RSS after the passes, MiB',
+  pageCacheEntries: 'pages in the page cache',
+  pageCacheMiB: 'page cache, MiB as PAGE_CACHE_MAX_BYTES counts them',
+  loadAverage: 'load average (1 min) then',
   purgedPages: 'pages marked by a purge of topical',
   afterPurgeMiss: 'article pages then MISS (visitor waited)',
   afterPurgeStale: 'article pages then STALE (served at once)',

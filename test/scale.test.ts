@@ -8,6 +8,7 @@ import { ARTICLES_PER_PAGE, INSURANCES_PER_PAGE, JOBS_PER_PAGE, SERVICES_PER_PAG
 import { parsePageParam } from '../shared/routes.ts'
 import { SCALES, writeScaledContent } from '../scripts/scale-content.ts'
 import { loadGatewayConfig } from '../gateway/config.ts'
+import { sizeOf } from '../gateway/cache/page-cache.ts'
 import { locsOf, sitemapLocs } from './helpers/sitemap.ts'
 import { startSystem } from './helpers/system.ts'
 
@@ -159,6 +160,69 @@ t.test('the default caches hold the site: a warm pass over every sitemap address
   t.ok(pageMaxEntries * (7 / 8) >= hundredfold, `PAGE_CACHE_MAX_ENTRIES ${pageMaxEntries} holds ${hundredfold} pages`)
   t.ok(pageMaxBytes * (7 / 8) >= hundredfold * perPage, `PAGE_CACHE_MAX_BYTES ${pageMaxBytes} holds ${hundredfold} pages of ${Math.round(perPage)} bytes`)
   t.ok(loadGatewayConfig({}).cache.maxEntries >= hundredfold, 'and the query cache their answers')
+})
+
+t.test('a stored page holds only the encodings clients asked for, and is counted at what it holds', async (t) => {
+  const path = '/actueel?pagina=7'
+  const cache = system.gateway.pageCache
+  let answer = await get(path)
+  while (answer.cache !== 'HIT') answer = await get(path)
+  const page = cache.peek(path)
+  t.ok(page, 'stored')
+  t.equal(page?.gzip, undefined, 'asked for as it is only: no gzip copy')
+  t.equal(page?.brotli, undefined, 'nor a brotli one')
+  const bare = sizeOf(page as NonNullable<typeof page>, path)
+
+  const asked = await request(`${system.url}${path}`, { headers: { 'accept-encoding': 'gzip' } })
+  await asked.body.dump()
+  t.equal(asked.headers['content-encoding'], 'gzip', 'the first client asking gzip gets it, compressed as it goes out')
+  await cache.idle()
+  const gzipped = cache.peek(path)
+  t.ok(gzipped?.gzip, 'then the page holds its gzip copy, made off the event loop')
+  t.equal(gzipped?.brotli, undefined, 'and still no brotli: nobody asked for it')
+  t.equal(sizeOf(gzipped as NonNullable<typeof gzipped>, path), bare + (gzipped?.gzip?.byteLength ?? Number.NaN), 'counted at its body and that one copy')
+  const hit = await request(`${system.url}${path}`, { headers: { 'accept-encoding': 'gzip' } })
+  await hit.body.dump()
+  t.equal(hit.headers['content-encoding'], 'gzip')
+  t.equal(hit.headers['x-cache'], 'HIT', 'served from the stored copy')
+})
+
+t.test('background refreshes are bounded: a soft purge of the articles and 40 of them asked at once cost at most PAGE_REFRESH_CONCURRENCY renders at a time, one per page', async (t) => {
+  const { pageRefreshConcurrency } = loadGatewayConfig({}).cache
+  const paths = (await sitemapLocs(system.url)).map((loc) => new URL(loc).pathname).filter((path) => path.startsWith('/actueel/')).slice(0, 40)
+  for (const path of paths) {
+    let answer = await get(path)
+    while (answer.cache !== 'HIT') answer = await get(path)
+  }
+  await system.gateway.pageRefreshes.idle()
+  const refreshes = system.gateway.pageRefreshes
+  const mostBefore = refreshes.mostInFlight
+  const renderers = system.gateway.renderers
+  const render = renderers.render.bind(renderers)
+  let renders = 0
+  // Held until every visitor has had its answer: no refresh can end before, whatever the machine's speed.
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  renderers.render = async (...args: Parameters<typeof render>) => {
+    renders++
+    await opened
+    return render(...args)
+  }
+  t.teardown(() => {
+    renderers.render = render
+    open()
+  })
+  await purge({ sections: ['topical'] })
+  const answers = await Promise.all(paths.map((path) => get(path)))
+  t.same(new Set(answers.map((answer) => answer.cache)), new Set(['STALE']), 'every visitor got the stored page at once')
+  t.equal(refreshes.inFlight, pageRefreshConcurrency, `${refreshes.inFlight} refreshes running`)
+  t.equal(refreshes.queued, paths.length - pageRefreshConcurrency, `${refreshes.queued} waiting their turn`)
+  open()
+  await refreshes.idle()
+  t.ok(refreshes.mostInFlight <= pageRefreshConcurrency, `never more than ${pageRefreshConcurrency} at once (${refreshes.mostInFlight}; ${mostBefore} before the purge)`)
+  const after = await Promise.all(paths.map((path) => get(path)))
+  t.same(new Set(after.map((answer) => answer.cache)), new Set(['HIT']), 'then each page refreshed, from the cache')
+  t.equal(renders, paths.length, 'one render per page')
 })
 
 t.test('a soft purge of a section: its pages answered STALE at once while one render refreshes each, then fresh with the changed content', async (t) => {

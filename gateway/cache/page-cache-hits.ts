@@ -6,7 +6,7 @@ import { requestIdOf } from '../../shared/logging.ts'
 import { pageKeyOfUrl } from '../../shared/page-address.ts'
 import type { RouteTable } from '../../shared/routes.ts'
 import { notModified } from '../http/http-caching.ts'
-import type { CachedPage, PageCache } from './page-cache.ts'
+import { type CachedPage, type PageCache, encodable } from './page-cache.ts'
 
 export interface PageCacheHitOptions {
   pageCache: PageCache
@@ -45,18 +45,33 @@ export type HitStatus = 'HIT' | 'STALE'
  * distinct headers, so each is negotiated once.
  */
 const encodings = new Negotiator({ supportedValues: ['br', 'gzip', 'identity'], cache: new LRUCache<string, string>({ max: 256 }) })
+/** The same, when the page holds only one of the two: whether the client takes that one rather than the body as it is. */
+const onlyGzip = new Negotiator({ supportedValues: ['gzip', 'identity'], cache: new LRUCache<string, string>({ max: 256 }) })
+const onlyBrotli = new Negotiator({ supportedValues: ['br', 'identity'], cache: new LRUCache<string, string>({ max: 256 }) })
 
 /**
- * A page's variants are made off the event loop after it was stored: until
- * they are there, its hits get the body as it is (still with Vary:
- * Accept-Encoding), which costs bytes but never the event loop's time.
+ * The variant a hit is served in. A page holds a variant only once a client
+ * asked for its encoding (made off the event loop, page-cache.ts `want`):
+ * until then a request for it gets the other variant if it takes that one,
+ * else undefined, and the full route answers it, compressing the page as it
+ * goes out, as it does a fresh page. A page too small to encode is served as it is.
  */
-function chooseVariant(request: IncomingMessage, page: CachedPage): Variant {
+function chooseVariant(request: IncomingMessage, key: string, page: CachedPage, pageCache: PageCache): Variant | undefined {
   const accepted = request.headers['accept-encoding']
-  if (typeof accepted !== 'string' || (!page.brotli && !page.gzip)) return 'identity'
+  if (typeof accepted !== 'string') return 'identity'
   const chosen = encodings.negotiate(accepted)
-  if (chosen === 'br' && page.brotli) return 'br'
-  if (chosen === 'gzip' && page.gzip) return 'gzip'
+  if (chosen === 'br') {
+    if (page.brotli) return 'br'
+    if (!encodable(page)) return 'identity'
+    pageCache.want(key, page, 'br')
+    return page.gzip && onlyGzip.negotiate(accepted) === 'gzip' ? 'gzip' : undefined
+  }
+  if (chosen === 'gzip') {
+    if (page.gzip) return 'gzip'
+    if (!encodable(page)) return 'identity'
+    pageCache.want(key, page, 'gzip')
+    return page.brotli && onlyBrotli.negotiate(accepted) === 'br' ? 'br' : undefined
+  }
   return 'identity'
 }
 
@@ -91,7 +106,7 @@ function headList(page: CachedPage, variant: Variant | 'not-modified', status: H
 
 /**
  * A page-cache hit answered before Fastify sees the request: the cached
- * bytes (encoded in gzip and brotli once stored) with the headers the rendered page
+ * bytes (in the gzip or brotli variant the client asked for, once made) with the headers the rendered page
  * had, written straight to the socket. A hit then costs little more than
  * writing bytes. Anything that is not a plain anonymous GET or HEAD of a
  * cached page returns false and goes through the full route, which applies
@@ -108,11 +123,13 @@ export function createPageCacheHits(options: PageCacheHitOptions): (request: Inc
     const pageCache = options.pageCache
     const page = pageCache.get(key)
     if (!page) return false
+    const modified = !notModified(request, page.etag)
+    const variant = modified ? chooseVariant(request, key, page, pageCache) : 'not-modified'
+    // The encoding asked for is being made: the full route compresses the page as it goes out meanwhile.
+    if (variant === undefined) return false
     const status: HitStatus = pageCache.isStale(page) ? 'STALE' : 'HIT'
 
     const requestId = requestIdOf(request)
-    const modified = !notModified(request, page.etag)
-    const variant = modified ? chooseVariant(request, page) : 'not-modified'
     const headers = [...headList(page, variant, status), REQUEST_ID_HEADER, requestId]
     if (options.isHttps(request)) headers.push('strict-transport-security', options.strictTransportSecurity)
     if (variant === 'not-modified') {

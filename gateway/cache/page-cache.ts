@@ -10,9 +10,10 @@ export interface CachedPage {
   headers: Record<string, string>
   body: Buffer
   /**
-   * The same bytes encoded once, off the event loop, some time after the page
-   * was stored: until then (or for good, when the encodes were too many) a hit
-   * serves the body as it is (page-cache-hits.ts), never compresses it.
+   * The same bytes encoded, each only once a client asked for that encoding
+   * (`want`), off the event loop: until then a hit is served in the other one
+   * if the client takes it, else by the full route, which compresses it as it
+   * goes out (page-cache-hits.ts). A page nobody asks brotli of holds no brotli.
    */
   gzip?: Buffer
   brotli?: Buffer
@@ -32,25 +33,32 @@ const MIN_ENCODED_BYTES = 1024
 const BROTLI_QUALITY = 5
 /** Gzip 6 gives the site's pages the bytes of level 9 (7,447 against 7,441 on the 27.9 KB home page) for less time. */
 const GZIP_LEVEL = 6
-/** What an entry costs beyond its bytes (key, object, headers), counted towards PAGE_CACHE_MAX_BYTES. */
-const ENTRY_OVERHEAD_BYTES = 256
 /**
- * Pages encoded at once. Each encode runs its gzip and then its brotli on
+ * What an entry costs beyond its strings and buffers (the entry objects of
+ * the page and of the LRU, the buffers' own objects, the header lists the
+ * hits make), counted towards PAGE_CACHE_MAX_BYTES with the bytes of its
+ * body, variants, key, headers and tags.
+ */
+const ENTRY_OVERHEAD_BYTES = 512
+/** What a string costs beyond its characters (V8's header, rounded), for each header name and value, tag and key. */
+const STRING_OVERHEAD_BYTES = 16
+/**
+ * Variants encoded at once. Each encode (one page, one encoding) runs on
  * libuv's threadpool, so this is the number of pool threads the page cache
  * may hold: 2 of the 4 Node has by default, leaving the others to what
  * requests wait on there (static files, dns.lookup, crypto). At the 0.5 to
  * 1 ms a page took on the event loop, two threads keep up with 2,000 or more
- * misses a second.
+ * first requests of an encoding a second.
  */
 export const MAX_ENCODES_IN_FLIGHT = 2
 /**
- * Stored pages waiting for an encode. Queued rather than dropped, so that a
- * burst of misses (after a deploy or a purge of everything) still gets its
- * variants some milliseconds later, instead of serving those pages
- * uncompressed for their whole TTL; bounded, so that misses arriving faster
- * than the threads encode, for long, cost neither memory nor an ever later
- * encode: past the bound a page is stored without variants, and its hits
- * serve the body as it is. 64 pages are some 30 ms of work on two threads.
+ * Variants asked for and waiting for an encode. Queued rather than dropped,
+ * so that a burst of first requests (after a deploy or a purge of
+ * everything) still gets its variants some milliseconds later; bounded, so
+ * that requests arriving faster than the threads encode, for long, cost
+ * neither memory nor an ever later encode: past the bound the variant is
+ * not made now, and the next request for it asks again. 64 variants are
+ * some 30 ms of work on two threads.
  */
 export const MAX_ENCODES_QUEUED = 64
 
@@ -77,35 +85,46 @@ export interface PageCacheOptions {
   staleWhileRevalidateMs?: number
   /** A clock of its own (tests): then both freshness and how long the lru keeps a page follow it. */
   now?: () => number
-  /** Bounds on the encodes of stored pages (MAX_ENCODES_IN_FLIGHT, MAX_ENCODES_QUEUED unless a test says otherwise). */
+  /** Bounds on the encodes of variants (MAX_ENCODES_IN_FLIGHT, MAX_ENCODES_QUEUED unless a test says otherwise). */
   maxEncodesInFlight?: number
   maxEncodesQueued?: number
 }
 
-interface Variants {
-  gzip: Buffer
-  brotli: Buffer
-}
+/** An encoding a stored page may hold a variant in (Accept-Encoding's names). */
+export type Encoding = 'br' | 'gzip'
 
-/** A stored page waiting for (or in) its encode, with the purge generation it was stored in. */
+/** A variant asked for, waiting for (or in) its encode: made from this very body, attached only to a page that still has it. */
 interface Encode {
   key: string
-  page: CachedPage
-  generation: number
+  body: Buffer
+  encoding: Encoding
 }
 
 const gzipOffLoop = promisify(gzip)
 const brotliOffLoop = promisify(brotliCompress)
 
-/** Both variants of a body, on libuv's threadpool: one after the other, so an encode holds one thread at a time. */
-async function encodeVariants(body: Buffer): Promise<Variants> {
-  const gzipped = await gzipOffLoop(body, { level: GZIP_LEVEL })
-  const brotli = await brotliOffLoop(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
-  return { gzip: gzipped, brotli }
+/** One variant of a body, on libuv's threadpool. */
+function encodeVariant(body: Buffer, encoding: Encoding): Promise<Buffer> {
+  if (encoding === 'gzip') return gzipOffLoop(body, { level: GZIP_LEVEL })
+  return brotliOffLoop(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
 }
 
-function sizeOf(page: CachedPage): number {
-  return page.body.byteLength + (page.gzip?.byteLength ?? 0) + (page.brotli?.byteLength ?? 0) + ENTRY_OVERHEAD_BYTES
+/** Whether a page is big enough to be served compressed from the cache (smaller ones are served as they are). */
+export function encodable(page: CachedPage): boolean {
+  return page.body.byteLength >= MIN_ENCODED_BYTES
+}
+
+/** The bytes of a page's strings: its key, header names and values, and tags (one byte a character, as V8 keeps Latin-1 strings). */
+function metaBytesOf(key: string, headers: Record<string, string>, tags: readonly string[]): number {
+  let bytes = key.length + STRING_OVERHEAD_BYTES
+  for (const name in headers) bytes += name.length + (headers[name] as string).length + 2 * STRING_OVERHEAD_BYTES
+  for (const tag of tags) bytes += tag.length + STRING_OVERHEAD_BYTES
+  return bytes
+}
+
+/** What an entry is counted as towards PAGE_CACHE_MAX_BYTES: its body, the variants it holds, its strings and the overhead of its objects. */
+export function sizeOf(page: CachedPage, key: string): number {
+  return page.body.byteLength + (page.gzip?.byteLength ?? 0) + (page.brotli?.byteLength ?? 0) + metaBytesOf(key, page.headers, page.tags) + ENTRY_OVERHEAD_BYTES
 }
 
 /**
@@ -126,6 +145,8 @@ export class PageCache {
   private readonly maxEncodesInFlight: number
   private readonly maxEncodesQueued: number
   private readonly queued: Encode[] = []
+  /** The bodies with an encode of that encoding queued or in flight: a variant is asked of the threads once. */
+  private readonly pending: Record<Encoding, WeakSet<Buffer>> = { br: new WeakSet(), gzip: new WeakSet() }
   private inFlight = 0
   private idleWaiters: (() => void)[] = []
 
@@ -138,7 +159,7 @@ export class PageCache {
       new LRUCache<string, CachedPage>({
         max: Math.max(1, Math.floor(maxEntries)),
         maxSize: Math.max(1, Math.floor(maxBytes)),
-        sizeCalculation: sizeOf,
+        sizeCalculation: (page, key) => sizeOf(page, key),
         // lru-cache keeps its clock's reading for ttlResolution ms with a timer that clears it, a timer made on
         // every lookup after the last one fired; reading the clock every time is cheaper (and a test's clock works).
         ttlResolution: 0,
@@ -159,7 +180,7 @@ export class PageCache {
     return this.lru === this.unlisted ? this.lru.size : this.lru.size + this.unlisted.size
   }
 
-  /** The bytes the pages take as PAGE_CACHE_MAX_BYTES counts them: bodies, their variants once made, and each entry's overhead. */
+  /** The bytes the pages take as PAGE_CACHE_MAX_BYTES counts them: bodies, the variants made of them, their strings and each entry's overhead (sizeOf). */
   get bytes(): number {
     return this.lru === this.unlisted ? this.lru.calculatedSize : this.lru.calculatedSize + this.unlisted.calculatedSize
   }
@@ -169,17 +190,42 @@ export class PageCache {
     return this.listed === undefined || this.listed(key) ? this.lru : this.unlisted
   }
 
-  /** Stored pages being encoded now (at most maxEncodesInFlight). */
+  /** Variants being encoded now (at most maxEncodesInFlight). */
   get encodesInFlight(): number {
     return this.inFlight
   }
 
-  /** Stored pages waiting for an encode (at most maxEncodesQueued). */
+  /** Variants waiting for an encode (at most maxEncodesQueued). */
   get encodesQueued(): number {
     return this.queued.length
   }
 
-  /** Settles once no encode is in flight or queued: every page stored so far has its variants, or never will. */
+  /** A key's page as stored, whatever its age, without touching its place in the LRU (tests, metrics). */
+  peek(key: string): CachedPage | undefined {
+    return this.segmentOf(key).peek(key)
+  }
+
+  /**
+   * A client asked for a variant of a stored page that it does not hold:
+   * it is made off the event loop and attached to the page, unless it is
+   * already under way, the page is too small to encode, or the queue is full
+   * (then the next request for it asks again).
+   */
+  want(key: string, page: CachedPage, encoding: Encoding): void {
+    if ((encoding === 'br' ? page.brotli : page.gzip) !== undefined || !encodable(page)) return
+    const pending = this.pending[encoding]
+    if (pending.has(page.body)) return
+    const encode: Encode = { key, body: page.body, encoding }
+    if (this.inFlight < this.maxEncodesInFlight) {
+      pending.add(page.body)
+      void this.runEncode(encode)
+    } else if (this.queued.length < this.maxEncodesQueued) {
+      pending.add(page.body)
+      this.queued.push(encode)
+    }
+  }
+
+  /** Settles once no encode is in flight or queued: every variant asked for so far is attached, or never will be. */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
@@ -224,7 +270,7 @@ export class PageCache {
     const claim = { since: now }
     page.revalidation = claim
     return () => {
-      // The entry now: attaching its variants replaces the page object with a copy that carries the same claim.
+      // The entry now: attaching a variant replaces the page object with a copy that carries the same claim.
       const current = segment.peek(key)
       if (current?.revalidation === claim) current.revalidation = undefined
     }
@@ -261,9 +307,11 @@ export class PageCache {
   }
 
   /**
-   * Stores the page at once, as it is (`ageMs` old); its gzip and brotli variants follow
-   * when encoded off the event loop (encoding here cost each miss about a
-   * millisecond of the event loop).
+   * Stores the page at once, as it is (`ageMs` old), without variants: each
+   * is made off the event loop once a client asks for its encoding (`want`),
+   * so that memory holds only what is asked for (encoding here cost each
+   * miss about a millisecond of the event loop; encoding both for every page
+   * held a brotli and a gzip copy of pages nobody asked them of).
    */
   store(ticket: number, key: string, statusCode: number, headers: Record<string, string>, body: Buffer, tags: readonly string[] = [], ageMs = 0): void {
     // A TTL of 0 to lru-cache would mean kept for ever.
@@ -273,7 +321,6 @@ export class PageCache {
     // A page another gateway rendered (the shared tier) is fresh for what is left of its TTL.
     const page: CachedPage = { statusCode, headers, body, etag: weakEtag(body), freshUntil: this.now() + this.options.ttlMs - Math.max(0, ageMs), tags }
     segment.set(key, page, { ttl: keptMs })
-    if (body.byteLength >= MIN_ENCODED_BYTES) this.encodeLater({ key, page, generation: this.generation })
   }
 
   clear(): void {
@@ -298,8 +345,8 @@ export class PageCache {
       return before
     }
     this.generation++
-    // Encodes begun before a purge never attach their variants (see isCurrent): queued ones need not run.
-    this.dropQueuedEncodes()
+    // A variant is attached only to a page that still has the body it was made of (isCurrent): a soft purge keeps the bodies, and their encodes stay useful.
+    if (!soft) this.dropQueuedEncodes()
     const wanted = tags && !touchesEveryPage(tags) ? new Set(tags) : undefined
     const now = this.now()
     let marked = 0
@@ -317,48 +364,49 @@ export class PageCache {
     return soft ? marked : before - this.size
   }
 
-  /** Starts the encode if a thread is free, queues it if the queue has room; else the page keeps no variants. */
-  private encodeLater(encode: Encode): void {
-    if (this.inFlight < this.maxEncodesInFlight) void this.runEncode(encode)
-    else if (this.queued.length < this.maxEncodesQueued) this.queued.push(encode)
-  }
-
   private async runEncode(encode: Encode): Promise<void> {
     this.inFlight++
     try {
-      this.attachVariants(encode, await encodeVariants(encode.page.body))
+      this.attachVariant(encode, await encodeVariant(encode.body, encode.encoding))
     } catch {
       // zlib failing on a buffer it was given whole: the page is served as it is.
     } finally {
+      this.pending[encode.encoding].delete(encode.body)
       this.inFlight--
       this.startQueuedEncodes()
     }
   }
 
   /**
-   * The variants go with the very page they were made from, in the
-   * generation it was stored in: a page purged, replaced, evicted or expired
-   * meanwhile is not brought back, nor given another page's bytes.
+   * A variant goes with a page that still has the very body it was made
+   * from: a page purged (hard), replaced, evicted or expired meanwhile is not
+   * brought back, nor given another page's bytes.
    */
-  private attachVariants(encode: Encode, variants: Variants): void {
-    if (!this.isCurrent(encode)) return
+  private attachVariant(encode: Encode, variant: Buffer): void {
+    const current = this.isCurrent(encode)
+    if (!current) return
     // A new object, as lru-cache sizes an entry again only when its value changes; its TTL runs on from the first store.
-    this.segmentOf(encode.key).set(encode.key, { ...encode.page, ...variants }, { noUpdateTTL: true })
+    const page: CachedPage = encode.encoding === 'br' ? { ...current, brotli: variant } : { ...current, gzip: variant }
+    this.segmentOf(encode.key).set(encode.key, page, { noUpdateTTL: true })
   }
 
-  private isCurrent(encode: Encode): boolean {
-    return encode.generation === this.generation && this.segmentOf(encode.key).peek(encode.key) === encode.page
+  /** The stored page the encode was made for, if the key still holds it. */
+  private isCurrent(encode: Encode): CachedPage | undefined {
+    const page = this.segmentOf(encode.key).peek(encode.key)
+    return page?.body === encode.body ? page : undefined
   }
 
   private startQueuedEncodes(): void {
     while (this.inFlight < this.maxEncodesInFlight && this.queued.length > 0) {
       const next = this.queued.shift() as Encode
       if (this.isCurrent(next)) void this.runEncode(next)
+      else this.pending[next.encoding].delete(next.body)
     }
     if (this.isIdle()) this.wakeIdleWaiters()
   }
 
   private dropQueuedEncodes(): void {
+    for (const encode of this.queued) this.pending[encode.encoding].delete(encode.body)
     this.queued.length = 0
     if (this.isIdle()) this.wakeIdleWaiters()
   }

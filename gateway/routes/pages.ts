@@ -217,7 +217,12 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     if (!visit.useCache) return undefined
     const { request, reply, cacheKey } = visit
     if (visit.refresh) {
-      // Claimed by the visit that asked for this refresh: this request renders, whatever is stored.
+      // Claimed by the visit that asked for this refresh: this request renders, unless a fresh page came meanwhile (another gateway's, a visitor's miss).
+      const stored = app.pageCache.get(cacheKey)
+      if (stored && !app.pageCache.isStale(stored)) {
+        abandonRender(visit)
+        return sendStored(visit, stored, 'HIT')
+      }
       visit.revalidating = true
       return undefined
     }
@@ -227,10 +232,12 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     const purged = cached === undefined && visit.storable ? app.pageCache.refreshablePage(cacheKey) : undefined
     app.pageCacheLookups(purged ? 'STALE' : status)
     if (purged) {
-      const release = app.pageCache.claimRevalidation(cacheKey)
-      if (release) {
+      // Its refresh waits for its turn (PAGE_REFRESH_CONCURRENCY): meanwhile the stored page, as while it runs.
+      const refreshing = app.pageRefreshes.has(cacheKey)
+      const release = refreshing ? undefined : app.pageCache.claimRevalidation(cacheKey)
+      if (refreshing || release) {
         abandonRender(visit)
-        refreshPurged(visit, release)
+        if (release) refreshPurged(visit, release)
         return sendStored(visit, purged, 'STALE')
       }
     }
@@ -250,18 +257,28 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
    * (the same route, past the fast path, holding the page's claim), so that
    * no visitor waits for a render a purge caused. One per page at a time:
    * the claim keeps the others on the stored page until it is stored again.
+   * At most PAGE_REFRESH_CONCURRENCY at once, PAGE_REFRESH_QUEUE more waiting
+   * (cache/page-refreshes.ts); past that the page stays stale, and its next
+   * request asks again. Its render is stored as a visitor's miss is: in this
+   * gateway and, with the shared tier, in Redis (answerLive).
    */
   function refreshPurged(visit: PageVisit, release: () => void): void {
     const { request } = visit
-    void app
-      .inject({ method: 'GET', url: request.url, headers: { host: request.headers.host ?? 'localhost', [REFRESH_HEADER]: refreshToken } })
-      .then(
-        (answer) => {
-          if (answer.statusCode >= 500) request.log.warn({ statusCode: answer.statusCode, path: request.url }, 'refresh of a purged page failed; it stays stale')
-        },
-        (error: unknown) => request.log.warn({ err: error, path: request.url }, 'refresh of a purged page failed; it stays stale'),
-      )
-      .finally(release)
+    const url = request.url
+    const host = request.headers.host ?? 'localhost'
+    const log = request.log
+    const refresh = (): Promise<void> =>
+      app
+        .inject({ method: 'GET', url, headers: { host, [REFRESH_HEADER]: refreshToken } })
+        .then(
+          (answer) => {
+            if (answer.statusCode >= 500) log.warn({ statusCode: answer.statusCode, path: url }, 'refresh of a stale page failed; it stays stale')
+          },
+          (error: unknown) => log.warn({ err: error, path: url }, 'refresh of a stale page failed; it stays stale'),
+        )
+        .finally(release)
+    const scheduled = app.pageRefreshes.schedule(visit.cacheKey, refresh)
+    if (scheduled === 'refused' || scheduled === 'running') release()
   }
 
   /** A stored page as it was stored; the 404 page with the visitor's own fields, private as every error. */
@@ -348,7 +365,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
 
   /** Whether a miss of this visit takes part in the single flight of its key's renders: a page stored for everyone, not a preview. */
   function coalesces(visit: PageVisit): boolean {
-    return config.cache.pageRenderWaitMs > 0 && visit.storable && !visit.revalidating
+    // A background refresh is one too: it leads its key's render, and with the shared tier takes the page from Redis or renders it for all (and stores it there).
+    return config.cache.pageRenderWaitMs > 0 && visit.storable && (!visit.revalidating || visit.refresh)
   }
 
   /**

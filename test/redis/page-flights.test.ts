@@ -168,6 +168,33 @@ t.test("a render that fails on one gateway gives its lock up: the gateway waitin
   t.equal(counted.renders, 1, "B's own render")
 })
 
+t.test("a soft purge: one gateway's background refresh stores the page in Redis, and the other's refresh takes it from there without a render", async (t) => {
+  const path = '/werken-bij'
+  await get(pair.a, path)
+  t.equal((await get(pair.b, path)).cache, 'HIT', 'both gateways hold the page (B from Redis)')
+  const purged = nextEvent(tierOf(pair.b), 'purge', 'the purge reaches the other gateway')
+  const purge = await request(`${pair.a.url}/api/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
+    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE] }),
+  })
+  t.equal(purge.statusCode, 200)
+  await purge.body.dump()
+  await purged
+  t.equal(await pair.redis.client.exists(pageKeyInRedis(path)), 0, 'Redis dropped its copy')
+  const counted = countRenders(t)
+
+  t.equal((await get(pair.a, path)).cache, 'STALE', 'A: the marked page at once')
+  await pair.a.gateway.pageRefreshes.idle()
+  t.equal(counted.renders, 1, "A's background refresh rendered it")
+  t.equal(await pair.redis.client.exists(pageKeyInRedis(path)), 1, 'and stored it in Redis, as a visitor\'s render would')
+
+  t.equal((await get(pair.b, path)).cache, 'STALE', 'B: its own marked copy at once')
+  await pair.b.gateway.pageRefreshes.idle()
+  t.equal(counted.renders, 1, "B's refresh took A's page from Redis: no second render")
+  t.equal((await get(pair.b, path)).cache, 'HIT', 'B now holds the refreshed page')
+})
+
 t.test('the wait across gateways is bounded: with the render hung, the waiting gateway renders its own after PAGE_RENDER_WAIT_MS', async (t) => {
   const path = '/werken-bij/open-sollicitatie'
   let open!: () => void

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
 import { type RequestLogController, levelEnabled } from '../../../shared/logging.ts'
 import { counter, tally } from '../../../shared/metrics.ts'
 import { type RouteTable, createRouteTable } from '../../../shared/routes.ts'
 import { PageCache } from '../../cache/page-cache.ts'
 import { type FastPath, createPageCacheHits } from '../../cache/page-cache-hits.ts'
+import { PageRefreshes } from '../../cache/page-refreshes.ts'
 import { RenderFlights } from '../../cache/render-flights.ts'
 import type { CacheStatus } from '../../cache/query-cache.ts'
 import { isHttps, trustFunction } from '../../http/trust-proxy.ts'
@@ -18,6 +20,8 @@ declare module 'fastify' {
     pageCacheLookups: (result: CacheStatus) => void
     /** One render per page key at a time (PAGE_RENDER_WAIT_MS): the renders under way that other misses wait on. */
     renderFlights: RenderFlights
+    /** The background renders of stale pages (PAGE_REFRESH_CONCURRENCY, PAGE_REFRESH_QUEUE). */
+    pageRefreshes: PageRefreshes
   }
 }
 
@@ -93,6 +97,28 @@ async function pageCache(app: FastifyInstance, options: PageCacheOptions): Promi
   const waits = counter(app.metrics.registry, 'page_render_waits_total', "Page-cache misses that waited for another request's render of the page, by how the wait ended (over, again, failed, timeout)", ['outcome'])
   renderFlights.on('waited', (_key, outcome) => waits.inc({ outcome }))
   app.decorate('renderFlights', renderFlights)
+  const refreshes = counter(app.metrics.registry, 'page_refreshes_total', 'Background refreshes of stale pages asked for, by what became of them (started, queued, running: one was under way, refused: the queue was full)', ['outcome'])
+  const pageRefreshes = new PageRefreshes({ maxInFlight: cache.pageRefreshConcurrency, maxQueued: cache.pageRefreshQueue, onScheduled: (outcome) => refreshes.inc({ outcome }) })
+  app.decorate('pageRefreshes', pageRefreshes)
+  app.addHook('onClose', async () => pageRefreshes.close())
+  // What the page cache holds, as PAGE_CACHE_MAX_ENTRIES and PAGE_CACHE_MAX_BYTES count it, and the refreshes under way: read when /metrics is.
+  const pages = app.pageCache
+  const gauges: [string, string, () => number][] = [
+    ['page_cache_entries', 'Pages in the page cache', () => pages.size],
+    ['page_cache_bytes', 'Bytes of the page cache as PAGE_CACHE_MAX_BYTES counts them (bodies, the compressed copies made, strings, overhead)', () => pages.bytes],
+    ['page_refreshes_in_flight', 'Background refreshes of stale pages running now', () => pageRefreshes.inFlight],
+    ['page_refreshes_waiting', 'Background refreshes of stale pages waiting their turn now', () => pageRefreshes.queued],
+  ]
+  for (const [name, help, read] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [app.metrics.registry],
+      collect() {
+        this.set(read())
+      },
+    })
+  }
   app.decorate('pageCacheLookups', (result: CacheStatus) => countCacheLookup('page', result))
   if (cache.pageCache && cache.pageCacheFastPath) options.fastPath.answer = answerHits(app, routes, options)
 }
