@@ -278,6 +278,13 @@ t.test('every service in the stack has limits, reservations, rotated logs and a 
       t.ok(heap > 0 && heap <= megabytes(limits?.memory) * 0.8, `${name}: the heap (${heap} MB) follows the limit (${limits?.memory})`)
     }
   }
+  // The caches' bounds as a stack deployed without overrides sets them (`${NAME:-default}`), else the services' defaults.
+  const gateway = stack.services.gateway
+  const deployed = Object.fromEntries(Object.entries(gateway?.environment ?? {}).filter(([key]) => key.endsWith('CACHE_MAX_BYTES')).map(([key, value]) => [key, /^\$\{[A-Z_]+:-(.*)\}$/.exec(value)?.[1] ?? value]))
+  const { cache } = loadGatewayConfig(deployed)
+  const cachesMb = (cache.maxBytes + cache.pageMaxBytes + cache.apiMaxBytes) / 2 ** 20
+  // Measured without full caches: 212 MB at peak under 16 concurrent fresh renders (docs/operations.md#limits-and-logs).
+  t.ok(cachesMb + 212 <= megabytes(gateway?.deploy?.resources?.limits?.memory), `gateway: its caches (${cachesMb} MiB) and its peak fit its memory limit`)
 })
 
 /** A listener that takes connections and never answers: a gateway cut from its network, or paused. */
