@@ -35,6 +35,7 @@ export type ContactPart = string | { kind: 'tel' | 'mailto'; text: string; href:
 export function contactParts(text: string): ContactPart[] {
   // Nothing to link without a digit or an @: most texts, at the cost of one scan.
   if (!/[0-9@]/.test(text)) return text === '' ? [] : [text]
+  if (text.length > MAX_KNOWN_TEXT_LENGTH) return cutContacts(text)
   let parts = knownParts.get(text)
   if (parts === undefined) {
     if (knownParts.size >= MAX_KNOWN_PARTS) knownParts.clear()
@@ -50,6 +51,8 @@ export function contactParts(text: string): ContactPart[] {
  * are never changed by their users.
  */
 const MAX_KNOWN_PARTS = 500
+/** Only short texts are remembered (an intro, an address, a line of hours): at most 500 × 2,048 characters held, whatever the content. */
+const MAX_KNOWN_TEXT_LENGTH = 2048
 const knownParts = new Map<string, ContactPart[]>()
 
 function cutContacts(text: string): ContactPart[] {
