@@ -175,10 +175,16 @@ t.test('the wait is bounded: with the render hung, the waiters render themselves
   const system = await startSystem({ PAGE_RENDER_WAIT_MS: '300' })
   t.teardown(() => system.close())
   const hung = gate()
-  // The first render hangs until the end of the test; every later one goes at once.
-  const renders = countRenders(t, system.gateway, { hold: (call) => (call === 1 ? hung.opened : undefined) })
+  // The waiters' own renders are held until all four have timed out: on a loaded machine the
+  // requests arrive spread out, and a waiter's page stored early would stand in for a later waiter.
+  const allTimedOut = gate()
   const timedOut: string[] = []
-  system.gateway.renderFlights.on('timedOut', (key) => timedOut.push(key))
+  system.gateway.renderFlights.on('timedOut', (key) => {
+    timedOut.push(key)
+    if (timedOut.length === 4) allTimedOut.open()
+  })
+  // The first render hangs until the end of the test.
+  const renders = countRenders(t, system.gateway, { hold: (call) => (call === 1 ? hung.opened : allTimedOut.opened) })
 
   const leader = get(system, '/over-ons')
   await renders.reached(1)
