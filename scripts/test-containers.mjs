@@ -180,6 +180,7 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
   const perSecond = new Map()
   let firstFailure
   let lastFailure = 0
+  const failedPages = []
   let changing = true
   const started = performance.now()
   const get = async (path) => {
@@ -208,6 +209,10 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
         } else {
           tally.failed++
           tally.statuses[page.status] = (tally.statuses[page.status] ?? 0) + 1
+          // The first few failed pages with what says where they came from: the request id finds them in `docker service logs`.
+          if (failedPages.length < 10) {
+            failedPages.push({ at: Math.round(performance.now() - started), path, status: page.status, cache: page.headers['x-cache'], requestId: page.headers['x-request-id'], body: page.body.replace(/\s+/g, ' ').slice(0, 160) })
+          }
         }
       } catch (error) {
         tally.failed++
@@ -247,6 +252,7 @@ async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
       `assets ${tally.asset404} 404 and ${tally.assetFailed} other failures of ${tally.assets}; p50 ${latency.p50} ms, p99 ${latency.p99} ms, slowest ${latency.max} ms; ` +
       `${throughput.perSecond} requests/s, lowest second ${throughput.lowestSecond}, ${throughput.secondsBelowHalf} s below half`,
   )
+  for (const failure of failedPages) log(`${label}: failed page ${JSON.stringify(failure)}`)
   return { label, ...tally, failingMs, latency, throughput }
 }
 
