@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { serveBuildAssets } from './build-assets.ts'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE } from '../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDERER_BUILD_HEADER } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { boundBy, histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
@@ -65,6 +65,11 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     ...(config.graphqlWsUrl ? { graphqlWsUrl: config.graphqlWsUrl } : {}),
   }
   app.addHook('onClose', () => gateway.close())
+  // Every answer says it is this renderer's: the gateway takes nothing else from a renderer's address.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header(RENDERER_BUILD_HEADER, assets.id)
+    done()
+  })
   const signer = config.renderSecret === undefined ? undefined : new RenderSigner(config.renderSecret)
   if (!signer) app.log.warn('RENDER_SECRET is unset: anyone who reaches this port can have a page rendered; keep the renderer on a private network')
   else if (!config.renderReplayCheck) app.log.warn('RENDER_REPLAY_CHECK is off: a captured render request can be replayed for ever; for benchmarks only')

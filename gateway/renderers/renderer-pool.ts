@@ -1,11 +1,13 @@
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
 import {
+  CSP_NONCE_HEADER,
   DNS_FAILURE_LOG_INTERVAL_MS,
   RENDERER_COMMIT_WINDOW_MS,
   RENDERER_CONNECT_TIMEOUT_MS,
   RENDERER_PROBE_BACKOFF_START_MS,
   RENDERER_PROBE_JITTER,
+  RENDERER_BUILD_HEADER,
   RENDERER_PROBE_TIMEOUT_MS,
 } from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
@@ -144,6 +146,19 @@ function isClosingAnswer(statusCode: number, headers: RenderResponse['headers'])
 }
 
 /**
+ * Whether an answer came from a renderer: it says its build (RENDERER_BUILD_HEADER). A renderer of a build from
+ * before that header says so by the CSP nonce of its page, so a roll from such a build keeps its renderers.
+ */
+export function fromRenderer(headers: RenderResponse['headers']): boolean {
+  return headers[RENDERER_BUILD_HEADER] !== undefined || headers[CSP_NONCE_HEADER] !== undefined
+}
+
+/** An answer at a renderer's address that no renderer sent: that member is skipped, and the render goes to the next. */
+export class NotARendererError extends Error {
+  override name = 'NotARendererError'
+}
+
+/**
  * Page renders spread over the renderers round robin on kept-alive
  * connections. A renderer that cannot be reached or is closing is marked down
  * and the render tried on the next one; one that took a render and never
@@ -217,6 +232,12 @@ export class RendererPool {
           discard(response)
           // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
           this.markDown(member, 'closing (503)', 'closing')
+          continue
+        }
+        if (!fromRenderer(response.headers)) {
+          discard(response)
+          lastError = new NotARendererError(`${member.origin} answered ${response.statusCode} without a renderer's mark`)
+          this.markDown(member, 'answered without a renderer\'s mark', 'closing')
           continue
         }
         // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
@@ -312,9 +333,10 @@ export class RendererPool {
         await response.body.dump()
         return 'failed'
       }
-      // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz).
-      const said = (await response.body.json().catch(() => undefined)) as { build?: unknown } | undefined
-      member.build = typeof said?.build === 'string' && said.build.length <= 100 ? said.build : undefined
+      // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz). Anything else did not come from a renderer.
+      const said = (await response.body.json().catch(() => undefined)) as { status?: unknown; build?: unknown } | undefined
+      if (said?.status !== 'ok') return 'failed'
+      member.build = typeof said.build === 'string' && said.build.length <= 100 ? said.build : undefined
       return 'passed'
     } catch (error) {
       return PROBE_UNANSWERED.has((error as { code?: string }).code ?? '') ? 'unanswered' : 'failed'

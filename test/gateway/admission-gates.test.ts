@@ -2,6 +2,7 @@ import { type IncomingMessage, type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request } from 'undici'
+import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { startSystem } from '../helpers/system.ts'
 
@@ -105,7 +106,9 @@ async function startHeldRenderer(): Promise<HeldRenderer> {
   }
   const answer = async (req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> => {
     for await (const _chunk of req);
-    if (req.url === '/healthz') return void res.writeHead(200).end('ok')
+    // As a renderer answers: its build on every answer, and its health check's JSON.
+    res.setHeader(RENDERER_BUILD_HEADER, 'test-build')
+    if (req.url === '/healthz') return void res.writeHead(200).end('{"status":"ok"}')
     renderer.received++
     renderer.inFlight++
     renderer.mostInFlight = Math.max(renderer.mostInFlight, renderer.inFlight)

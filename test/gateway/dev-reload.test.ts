@@ -7,7 +7,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { buildGateway } from '../../gateway/app.ts'
 import { loadGatewayConfig } from '../../gateway/config.ts'
-import { DEV_RELOAD_PATH } from '../../shared/constants.ts'
+import { DEV_RELOAD_PATH, RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { eventData } from '../helpers/event-stream.ts'
 
 t.test('npm run dev: a page is told to reload only once the gateway has the restarted renderer in turn again', async (t) => {
@@ -17,7 +17,7 @@ t.test('npm run dev: a page is told to reload only once the gateway has the rest
   writeFileSync(file, 'first')
   // The renderer's stand-in: /healthz fails while it "restarts".
   const health = { ok: false }
-  const renderer: Server = createServer((_req, res) => res.writeHead(health.ok ? 200 : 503).end())
+  const renderer: Server = createServer((_req, res) => res.writeHead(health.ok ? 200 : 503, { [RENDERER_BUILD_HEADER]: 'test-build' }).end('{"status":"ok"}'))
   await new Promise<void>((resolve) => renderer.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => renderer.close(resolve)))
   const dev = await buildGateway(

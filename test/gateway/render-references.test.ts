@@ -4,6 +4,7 @@ import t, { type Test } from 'tap'
 import { RenderBody, RenderBodyMemo } from '../../gateway/pages/render-body.ts'
 import { RendererPool } from '../../gateway/renderers/renderer-pool.ts'
 import type { PagePayload } from '../../shared/payload.ts'
+import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
 import { SignatureCheck } from '../../renderer/render-signatures.ts'
 import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
@@ -29,7 +30,9 @@ async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: bo
   const settings = { signed: true, ...options }
   const signatures = new SignatureCheck(signer, { maxAgeMs: 10_000, replayCheck: true })
   const server: Server = createServer(async (req: IncomingMessage, res) => {
-    if (req.url === '/healthz') return void res.writeHead(200).end('{}')
+    // As a renderer answers: its build on every answer (the gateway takes nothing without it).
+    res.setHeader(RENDERER_BUILD_HEADER, 'test-build')
+    if (req.url === '/healthz') return void res.writeHead(200).end('{"status":"ok"}')
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks)

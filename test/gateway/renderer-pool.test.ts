@@ -2,9 +2,14 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { type PoolMember, type ProbeTimers, RendererPool } from '../../gateway/renderers/renderer-pool.ts'
+import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { freePort, retryOnAddressInUse } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+/** What a renderer puts on every answer, and its health check's answer: the gateway takes nothing without them. */
+const MARK = { [RENDERER_BUILD_HEADER]: 'test-build' }
+const HEALTHY = '{"status":"ok","build":"test-build"}'
 
 /** A stand-in renderer: answers pages with its own name, and /healthz as told. */
 /** A renderer's stand-in on `host`, on `port` or (0) one of the kernel's choosing: the port it got. */
@@ -13,12 +18,12 @@ async function fakeRenderer(t: Test, host: string, port: number, name: string, p
   const health = { ok: true }
   const server: Server = createServer((req, res) => {
     if (req.url === '/healthz') {
-      res.writeHead(health.ok ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
+      res.writeHead(health.ok ? 200 : 503, { 'content-type': 'application/json', ...MARK }).end(HEALTHY)
       return
     }
     seen.push(String(req.headers.host))
     if (page) return page(req, res)
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<p>${name}</p>`)
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...MARK }).end(`<p>${name}</p>`)
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -157,11 +162,64 @@ t.test('a closing renderer (JSON 503) is skipped and marked down; a rendered 503
   t.equal(closingOne.seen.length, 1, 'tried once, then skipped')
 
   const { port: p3 } = await fakeRenderer(t, '127.0.0.1', 0, 'error page', (_req, res) => {
-    res.writeHead(503, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Er is iets misgegaan.</h1>')
+    res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', ...MARK }).end('<h1>Er is iets misgegaan.</h1>')
   })
   const single = new RendererPool([new URL(`http://127.0.0.1:${p3}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
   t.teardown(() => single.close())
   t.same(await renderText(single), { status: 503, text: '<h1>Er is iets misgegaan.</h1>' }, 'the CMS being down is not the renderer being down')
+})
+
+/**
+ * Not a renderer, at a renderer's address: it answers every path, /healthz too, with `status` and no renderer's
+ * mark. The sandbox's egress proxy answered a gateway cut from the renderers' network so: 404, empty (issue 38's
+ * Swarm run). How many requests it had.
+ */
+async function stranger(t: Test, status: number): Promise<{ port: number; seen: string[] }> {
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    seen.push(String(req.url))
+    res.writeHead(status, { server: 'keryx', 'content-type': 'text/html', 'content-length': status === 200 ? 12 : 0 }).end(status === 200 ? '<p>hallo</p>' : undefined)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    return new Promise((resolve) => server.close(resolve))
+  })
+  return { port: (server.address() as AddressInfo).port, seen }
+}
+
+t.test("whatever answers at a renderer's address without a renderer's mark is not a render: the next member renders", async (t) => {
+  const impostor = await stranger(t, 404)
+  const { port: p2 } = await fakeRenderer(t, '127.0.0.1', 0, 'b')
+  const changes: string[] = []
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${impostor.port}`), new URL(`http://127.0.0.1:${p2}`)], 2000, {
+    probeIntervalMs: 60_000,
+    dnsRefreshMs: 60_000,
+    onMemberChange: (origin, up, reason) => changes.push(`${origin} ${up ? 'up' : 'down'} ${reason}`),
+  })
+  t.teardown(() => pool.close())
+  for (let i = 0; i < 4; i++) t.same(await renderText(pool), { status: 200, text: '<p>b</p>' }, 'every page from the renderer')
+  t.same(changes, [`http://127.0.0.1:${impostor.port} down answered without a renderer's mark`])
+  t.equal(impostor.seen.length, 1, 'asked once, then skipped')
+
+  // Alone, it fails the render (a stored page or the 503 page stands in), never hands on its 404.
+  const alone = await stranger(t, 404)
+  const single = new RendererPool([new URL(`http://127.0.0.1:${alone.port}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
+  t.teardown(() => single.close())
+  await t.rejects(single.render('/', { accept: 'text/html' }), { name: 'NotARendererError' })
+  t.ok(single.noneUp(), 'and it is down')
+})
+
+t.test("a health check passes only on a renderer's answer: a 200 that is not one keeps the member down", async (t) => {
+  // Any web server's page: 200 on every path, /healthz too.
+  const impostor = await stranger(t, 200)
+  const pool = new RendererPool([new URL(`http://127.0.0.1:${impostor.port}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
+  t.teardown(() => pool.close())
+  await t.rejects(pool.render('/', { accept: 'text/html' }), { name: 'NotARendererError' }, 'its page is not a render')
+  t.ok(pool.noneUp(), 'down')
+  t.equal(await pool.healthy(), false, "its 200 on /healthz is no renderer's pass")
+  t.ok(pool.noneUp(), 'and it stays down')
+  t.same(impostor.seen, ['/', '/healthz'])
 })
 
 t.test('a renderer marked down is back in turn once its health check passes; none left is an error', { timeout: 20_000 }, async (t) => {
@@ -227,14 +285,14 @@ t.test('a page with its length comes as one buffer with its headers; a streamed 
   const { port } = await fakeRenderer(t, '127.0.0.1', 0, 'whole', (req, res) => {
     if (req.url === '/whole') {
       const page = Buffer.from('<p>whole</p>'.repeat(5000))
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length, 'x-render-outcome': 'complete' })
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length, 'x-render-outcome': 'complete', ...MARK })
       // In two writes: the gateway's buffer is the whole page all the same.
       res.write(page.subarray(0, 1000))
       setImmediate(() => res.end(page.subarray(1000)))
       return
     }
     // Streamed: the shell now, the rest never (a slow Suspense boundary); its trailer would come at the end.
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', trailer: 'x-render-outcome' })
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', trailer: 'x-render-outcome', ...MARK })
     res.write('<p>shell</p>')
     held.res = res
     held.closed = new Promise((resolve) => res.once('close', resolve))
@@ -277,8 +335,8 @@ async function switchableRenderer(t: Test) {
       return
     }
     if (state.mode === 'hang') return
-    if (req.url === '/healthz') res.writeHead(state.healthy ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
-    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>page</p>')
+    if (req.url === '/healthz') res.writeHead(state.healthy ? 200 : 503, { 'content-type': 'application/json', ...MARK }).end(HEALTHY)
+    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...MARK }).end('<p>page</p>')
   })
   server.on('connection', (socket) => {
     state.connections++
@@ -444,7 +502,7 @@ t.test('marked down as closing, a renderer keeps its renders in flight; found hu
   const server: Server = createServer((req, res) => {
     if (req.url === '/healthz') {
       if (probe.mode === 'hang') return
-      res.writeHead(probe.mode === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end('{}')
+      res.writeHead(probe.mode === 'ok' ? 200 : 503, { 'content-type': 'application/json', ...MARK }).end(HEALTHY)
       return
     }
     held.push(res)
@@ -472,7 +530,7 @@ t.test('marked down as closing, a renderer keeps its renders in flight; found hu
   probe.mode = 'closing'
   await probes.fire()
   t.same(changes, ['down health check failed'], 'the closing renderer is marked down by its probe')
-  held.shift()?.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>finished</p>')
+  held.shift()?.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...MARK }).end('<p>finished</p>')
   t.same(await closingRender, { status: 200, text: '<p>finished</p>' }, 'the render in flight completes')
   t.same(pool.list()[0]?.up, false, 'and the closing renderer stays out of turn until a probe passes')
 

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http'
 import t from 'tap'
 import { request } from 'undici'
 import { h1Of } from '../helpers/html.ts'
@@ -44,4 +45,30 @@ t.test('past CACHE_STALE_IF_ERROR_MS no stored page stands in', async (t) => {
   const down = await request(`${system.url}/kantoren`)
   t.equal(down.statusCode, 503)
   await down.body.dump()
+})
+
+t.test("a stranger at the renderer's address (a proxy's empty 404) is no render: the stored page stands in and stays stored", async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
+  t.teardown(() => system.close())
+  const first = await request(`${system.url}/kantoren`)
+  const rendered = await first.body.text()
+  t.equal(first.statusCode, 200)
+  const address = system.renderer.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  await system.renderer.close()
+  // What answered a gateway cut from the renderers' network in issue 38's Swarm run: the sandbox's egress proxy.
+  const stranger = createServer((_req, res) => void res.writeHead(404, { server: 'keryx', 'content-length': 0 }).end())
+  await new Promise<void>((resolve) => stranger.listen(port, '127.0.0.1', resolve))
+  t.teardown(() => {
+    stranger.closeAllConnections()
+    return new Promise((resolve) => stranger.close(resolve))
+  })
+  for (let i = 0; i < 2; i++) {
+    const answer = await request(`${system.url}/kantoren`)
+    const body = await answer.body.text()
+    t.equal(answer.statusCode, 200, 'not its 404')
+    t.equal(answer.headers['x-cache'], 'STALE', 'the stored page')
+    t.equal(h1Of(body), h1Of(rendered))
+  }
+  t.ok(system.gateway.pageCache.stale('/kantoren'), 'still stored: a 404 from no renderer does not drop the page')
 })
