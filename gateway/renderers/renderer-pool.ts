@@ -60,8 +60,12 @@ const UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT'])
  */
 const PROBE_UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])
 
-/** A health check's outcome: passed; failed with an answer or a refusal (closing, gone); or never answered (hung). */
-type CheckResult = 'passed' | 'failed' | 'unanswered'
+/**
+ * A health check's outcome: passed; failed with an answer or a refusal (closing, gone); never answered (hung); or
+ * answered by something that is not a renderer (a proxy on the default route of a gateway cut from the renderers'
+ * network): the renderer is out of reach, and the renders on its connections are as lost as a hung one's.
+ */
+type CheckResult = 'passed' | 'failed' | 'unanswered' | 'stranger'
 
 /** Why a member is marked down: it hangs (its renders in flight are given up), or it is closing or gone (they are left to finish or fail by themselves). */
 type DownCause = 'hung' | 'closing'
@@ -237,7 +241,8 @@ export class RendererPool {
         if (!fromRenderer(response.headers)) {
           discard(response)
           lastError = new NotARendererError(`${member.origin} answered ${response.statusCode} without a renderer's mark`)
-          this.markDown(member, 'answered without a renderer\'s mark', 'closing')
+          // The renderer is out of reach at that address: the renders on its connections are given up too.
+          this.markDown(member, 'answered without a renderer\'s mark', 'hung')
           continue
         }
         // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
@@ -329,13 +334,16 @@ export class RendererPool {
         headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
         bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
       })
+      // A renderer marks its answers; one closing answers before its hooks run (Fastify's 503), and one of a build
+      // from before the mark says `"status":"ok"`.
+      const marked = response.headers[RENDERER_BUILD_HEADER] !== undefined
       if (response.statusCode !== 200) {
         await response.body.dump()
-        return 'failed'
+        return marked || isClosingAnswer(response.statusCode, response.headers) ? 'failed' : 'stranger'
       }
       // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz). Anything else did not come from a renderer.
       const said = (await response.body.json().catch(() => undefined)) as { status?: unknown; build?: unknown } | undefined
-      if (said?.status !== 'ok') return 'failed'
+      if (said?.status !== 'ok') return marked ? 'failed' : 'stranger'
       member.build = typeof said.build === 'string' && said.build.length <= 100 ? said.build : undefined
       return 'passed'
     } catch (error) {
@@ -383,13 +391,15 @@ export class RendererPool {
   private afterCheck(member: Member, result: CheckResult): void {
     // A member gone meanwhile (a replica that left, the pool closed) is checked no more.
     if (this.closed || !this.members.includes(member)) return
-    // Unanswered: it hangs, and so do the renders sent to it, even those a closing member was left to finish.
-    if (result === 'unanswered') this.giveUpInFlight(member, 'health check unanswered')
+    // Unanswered, or answered by a stranger: the renders sent to it are lost, even those a closing member was left to finish.
+    const lost = result === 'unanswered' || result === 'stranger'
+    const reason = result === 'unanswered' ? 'health check unanswered' : result === 'stranger' ? 'health check answered by something else' : 'health check failed'
+    if (lost) this.giveUpInFlight(member, reason)
     if (result === 'passed') {
       if (member.up) this.schedule(member, this.options.probeIntervalMs)
       else this.markUp(member, 'health check passed')
     } else if (member.up) {
-      this.markDown(member, result === 'unanswered' ? 'health check unanswered' : 'health check failed', result === 'unanswered' ? 'hung' : 'closing')
+      this.markDown(member, reason, lost ? 'hung' : 'closing')
     } else {
       member.backoffMs = Math.min(member.backoffMs * 2, this.options.probeIntervalMs)
       this.schedule(member, this.jittered(member.backoffMs))

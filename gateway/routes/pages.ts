@@ -353,6 +353,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
   /** Admission (gateway/admission/): a client over its work budget gets the stored page if there is one, else 429 with Retry-After. */
   function admitRender(visit: PageVisit): FastifyReply | undefined {
     if (visit.admitted) return undefined
+    // No renderer up: the render fails at once without any work (startRender), so nothing is charged. The stored
+    // page or the 503 page answers, and nginx takes a 503 to the next gateway; a 429 would end the visit here.
+    if (app.renderers.noneUp()) return undefined
     visit.admitted = true
     const retryAfter = app.admission.admitRender(visit.request, visit.reply, visit.revalidating)
     if (retryAfter === undefined) return undefined

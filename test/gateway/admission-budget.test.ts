@@ -148,3 +148,20 @@ t.test("a render begun beside a redirect lookup charges its page's client, never
   t.equal(budget.balance('127.0.0.1'), BUDGET, "the renderer's address spent nothing")
   t.ok(budget.balance(client) <= BUDGET - 2, `the page's client paid for its render and its CMS calls (${budget.balance(client)} left)`)
 })
+
+t.test('with no renderer up nothing is rendered, so nothing is charged: a never-stored page is the 503 page, never a 429', async (t) => {
+  const system = await startSystem(env)
+  t.teardown(() => system.close())
+  await system.renderer.close()
+  const client = '198.51.100.77'
+  // The first render finds the renderer gone and marks it down.
+  t.equal((await get(system, '/over-ons', client)).status, 503)
+  t.ok(system.gateway.renderers.noneUp(), 'no renderer up')
+  const statuses: Record<number, number> = {}
+  for (let n = 0; n < BUDGET * 2; n++) {
+    const answer = await get(system, `/actueel?pagina=${n + 2}`, client)
+    statuses[answer.status] = (statuses[answer.status] ?? 0) + 1
+  }
+  // nginx takes a 503 to the next gateway (deploy/nginx.conf); a 429 would have ended the visit at this one.
+  t.same(statuses, { 503: BUDGET * 2 }, 'twice the budget of misses, each the 503 page')
+})

@@ -495,13 +495,15 @@ t.test("a down renderer's probes back off from 250 ms, doubling, to the probe in
  * left to complete, and the member stays out of turn afterwards. One whose probe goes unanswered hangs: its renders
  * in flight are given up at once (RENDERER_DOWN), not at the render timeout.
  */
-t.test('marked down as closing, a renderer keeps its renders in flight; found hung, it has them given up', async (t) => {
+t.test('marked down as closing, a renderer keeps its renders in flight; found hung or out of reach, it has them given up', async (t) => {
   const held: ServerResponse[] = []
   const arrived = callsOf<[]>()
-  const probe = { mode: 'ok' as 'ok' | 'closing' | 'hang' }
+  const probe = { mode: 'ok' as 'ok' | 'closing' | 'hang' | 'stranger' }
   const server: Server = createServer((req, res) => {
     if (req.url === '/healthz') {
       if (probe.mode === 'hang') return
+      // What a gateway cut from the renderers' network met at their addresses: a proxy's empty 404.
+      if (probe.mode === 'stranger') return void res.writeHead(404, { 'content-length': 0 }).end()
       res.writeHead(probe.mode === 'ok' ? 200 : 503, { 'content-type': 'application/json', ...MARK }).end(HEALTHY)
       return
     }
@@ -545,4 +547,14 @@ t.test('marked down as closing, a renderer keeps its renders in flight; found hu
   await probes.fire()
   await t.rejects(hungRender, { code: 'RENDERER_DOWN' }, 'the render in flight to the hung renderer is given up')
   t.same(changes, ['down health check failed', 'up health check passed', 'down health check unanswered'])
+
+  probe.mode = 'ok'
+  await probes.fire()
+  const reachedLast = arrived.next(() => true)
+  const lostRender = renderText(pool)
+  await reachedLast
+  probe.mode = 'stranger'
+  await probes.fire()
+  await t.rejects(lostRender, { code: 'RENDERER_DOWN' }, 'a probe answered by a stranger: the render in flight is given up too')
+  t.same(changes.slice(3), ['up health check passed', 'down health check answered by something else'])
 })
