@@ -682,7 +682,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       clientWorkBudget: readInteger(env, 'CLIENT_WORK_BUDGET', DEFAULT_CLIENT_WORK_BUDGET, 1, 1_000_000_000, {
         subject: 'admission',
         meaning:
-          'work units one client may spend per `RATE_LIMIT_WINDOW_MS` on what no cache answers: each render and each CMS call made for its request (a preview: a render and its 4 or 5 calls). Spent, the client gets the stored page if there is one (`X-Cache: STALE`), else 429 with `Retry-After` (the Dutch page; JSON for payloads and `/api`) until it has a unit again; cache hits never cost anything (see [security](security.md))',
+          'work units one client may spend per `RATE_LIMIT_WINDOW_MS` on what no cache answers: each render and each CMS call made for its request (a preview: a render and its 4 or 5 calls; nothing while no renderer is up, as no render is made). Spent, the client gets the stored page if there is one (`X-Cache: STALE`), else 429 with `Retry-After` (the Dutch page; JSON for payloads and `/api`) until it has a unit again; cache hits never cost anything (see [security](security.md))',
       }),
       maxClients: readInteger(env, 'ADMISSION_MAX_CLIENTS', 100_000, 100, 10_000_000, {
         subject: 'admission',
