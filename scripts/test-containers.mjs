@@ -117,9 +117,13 @@ function ensureSecretFiles() {
 async function removeStack() {
   if (!docker(['stack', 'ls', '--format', '{{.Name}}']).split('\n').includes(STACK)) return
   log(`docker stack rm ${STACK}`)
-  docker(['stack', 'rm', STACK])
-  while (docker(['network', 'ls', '--filter', `label=com.docker.stack.namespace=${STACK}`, '-q']) !== '' || docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${STACK}`]) !== '') {
+  // Docker removes the services first, and refuses to remove a network whose tasks are still stopping (exit 1): the
+  // removal is asked again every 5 s until the stack's networks and containers are gone.
+  dockerOk(['stack', 'rm', STACK])
+  for (let waited = 0; docker(['network', 'ls', '--filter', `label=com.docker.stack.namespace=${STACK}`, '-q']) !== '' || docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${STACK}`]) !== ''; waited += 500) {
+    if (waited >= 120_000) throw new Error(`the stack ${STACK} was not removed within 2 minutes`)
     await pause(500)
+    if (waited % 5000 === 4500) dockerOk(['stack', 'rm', STACK])
   }
 }
 
