@@ -505,10 +505,18 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       visit.flight?.settle({ kind: 'over' })
       return answerNotFound(visit, rendered.fields)
     }
-    if (rendered.statusCode >= 500) visit.flight?.settle({ kind: 'failed', error: new Error(`the renderer answered ${rendered.statusCode}`) })
-    const stale = rendered.statusCode >= 500 ? answerStale(visit) : undefined
-    if (stale) discard(rendered)
-    return stale ?? sendRendered(visit, rendered)
+    // Every page a renderer writes has its CSP nonce; an answer without one is the renderer's own refusal (403 for a
+    // signature that expired on the way, 400, 415), never the page's: it fails the render like a 5xx, and neither goes
+    // to the visitor nor drops a stored page.
+    const refusal = rendered.statusCode < 500 && rendered.headers[CSP_NONCE_HEADER] === undefined
+    const failed = refusal || rendered.statusCode >= 500
+    if (failed) visit.flight?.settle({ kind: 'failed', error: new Error(`the renderer answered ${rendered.statusCode}`) })
+    const stale = failed ? answerStale(visit) : undefined
+    if (refusal) visit.request.log.warn({ status: rendered.statusCode }, 'the renderer refused the render; no page')
+    if (stale || refusal) discard(rendered)
+    if (stale) return stale
+    if (refusal) throw new RendererUnavailableError({ cause: new Error(`the renderer refused the render: ${rendered.statusCode}`) })
+    return sendRendered(visit, rendered)
   }
 
   /** The renderer's page with the headers it passes on and its policy; a preview private, a live page with its cache tags. */

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import t from 'tap'
 import { request } from 'undici'
+import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
 import { startSystem } from '../helpers/system.ts'
 
@@ -71,4 +72,35 @@ t.test("a stranger at the renderer's address (a proxy's empty 404) is no render:
     t.equal(h1Of(body), h1Of(rendered))
   }
   t.ok(system.gateway.pageCache.stale('/kantoren'), 'still stored: a 404 from no renderer does not drop the page')
+})
+
+t.test("a renderer's own refusal (403, its JSON, no page) is no page: the stored page stands in and stays stored; else the 503 page", async (t) => {
+  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
+  t.teardown(() => system.close())
+  const first = await request(`${system.url}/kantoren`)
+  const rendered = await first.body.text()
+  t.equal(first.statusCode, 200)
+  const address = system.renderer.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  await system.renderer.close()
+  // What a renderer answers a render whose signature expired on the way (renderer/errors.ts): its mark, no CSP nonce.
+  const refusing = createServer((_req, res) => {
+    const body = JSON.stringify({ statusCode: 403, code: 'FORBIDDEN', error: 'Forbidden', message: 'The render request is not signed by the gateway' })
+    res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [RENDERER_BUILD_HEADER]: 'test-build' }).end(body)
+  })
+  await new Promise<void>((resolve) => refusing.listen(port, '127.0.0.1', resolve))
+  t.teardown(() => {
+    refusing.closeAllConnections()
+    return new Promise((resolve) => refusing.close(resolve))
+  })
+  const stale = await request(`${system.url}/kantoren`)
+  const body = await stale.body.text()
+  t.equal(stale.statusCode, 200, 'not its 403')
+  t.equal(stale.headers['x-cache'], 'STALE', 'the stored page')
+  t.equal(h1Of(body), h1Of(rendered))
+  t.ok(system.gateway.pageCache.stale('/kantoren'), 'still stored')
+  const never = await request(`${system.url}/over-ons`)
+  const text = await never.body.text()
+  t.equal(never.statusCode, 503, 'a page never stored: the Dutch 503 page, not the JSON 403')
+  t.match(text, /niet beschikbaar/)
 })
