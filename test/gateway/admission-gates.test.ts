@@ -2,7 +2,7 @@ import { type IncomingMessage, type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request } from 'undici'
-import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
+import { CSP_NONCE_HEADER, RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { startSystem } from '../helpers/system.ts'
 
@@ -115,7 +115,8 @@ async function startHeldRenderer(): Promise<HeldRenderer> {
     if (renderer.holding) await new Promise<void>((resolve) => waiting.push(resolve))
     const body = `<!DOCTYPE html><html lang="nl"><head><title>x</title></head><body><h1>${req.url}</h1></body></html>`
     renderer.inFlight--
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-render-outcome': 'complete' }).end(body)
+    // A page as a renderer writes it: with its CSP nonce (an answer without one is a refusal, not a page).
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-render-outcome': 'complete', [CSP_NONCE_HEADER]: 'stand-in-nonce' }).end(body)
   }
   const server: Server = createServer((req, res) => void answer(req, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -212,7 +212,12 @@ t.test('a render request captured between the gateway and its renderer renders o
       const body = Buffer.concat(chunks)
       captured.push({ method: req.method ?? '', url: req.url ?? '', headers, body })
       request(`${target.origin}${req.url ?? ''}`, { method: req.method as 'GET' | 'POST', headers, body: body.length > 0 ? body : null }).then(
-        async (answer) => res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type']) }).end(Buffer.from(await answer.body.arrayBuffer())),
+        // The renderer's headers passed on (its mark and the page's nonce among them), but those of the hop's own framing.
+        async (answer) => {
+          const body = Buffer.from(await answer.body.arrayBuffer())
+          const passed = Object.entries(answer.headers).filter(([name]) => !['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'trailer'].includes(name))
+          res.writeHead(answer.statusCode, Object.fromEntries(passed) as Record<string, string>).end(body)
+        },
         () => res.writeHead(502).end(),
       )
     })
