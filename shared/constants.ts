@@ -115,9 +115,10 @@ export const CACHE_STATUS_HEADER = 'x-cache'
 /** The renderer tells the gateway the nonce of a page's inline scripts; it never reaches the visitor. */
 export const CSP_NONCE_HEADER = 'x-csp-nonce'
 /**
- * On every answer a renderer sends: its build id. The gateway takes a render (and a probe's pass, and a bundle
- * file) only from an answer that carries it, never from whatever else answers at a renderer's address: a proxy
- * on the default route once the gateway is cut from the renderers' network, or a new service on a reused address.
+ * On every answer a renderer sends: its build id. The gateway takes a render only from an answer that carries it
+ * (or a page's CSP nonce, from a renderer of a build before the header), never from whatever else answers at a
+ * renderer's address: a proxy on the default route once the gateway is cut from the renderers' network, or a new
+ * service on a reused address (gateway/renderers/renderer-pool.ts).
  */
 export const RENDERER_BUILD_HEADER = 'x-renderer-build'
 /** HMAC of a render request under RENDER_SECRET (shared/render-signature.ts); the renderer renders nothing without it when the secret is set. */
