@@ -1,9 +1,10 @@
-import { createServer } from 'node:http'
+import { type ServerResponse, createServer } from 'node:http'
 import t from 'tap'
+import type * as Tap from 'tap'
 import { request } from 'undici'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
-import { startSystem } from '../helpers/system.ts'
+import { type System, startSystem } from '../helpers/system.ts'
 
 // A page's TTL of 0: stored, never fresh, so every request asks a renderer first, and a stored page can only stand in.
 t.test('with every renderer down, a stored page past its TTL stands in (X-Cache: STALE) while its payload still answers', async (t) => {
@@ -48,7 +49,11 @@ t.test('past CACHE_STALE_IF_ERROR_MS no stored page stands in', async (t) => {
   await down.body.dump()
 })
 
-t.test("a stranger at the renderer's address (a proxy's empty 404) is no render: the stored page stands in and stays stored", async (t) => {
+/**
+ * A system whose /kantoren was rendered and stored (TTL 0: every request asks a renderer first), then its renderer
+ * closed and `answer` listening on the renderer's port instead; the page as it was rendered.
+ */
+async function withRendererReplaced(t: Tap.Test, answer: (res: ServerResponse) => void): Promise<{ system: System; rendered: string }> {
   const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
   t.teardown(() => system.close())
   const first = await request(`${system.url}/kantoren`)
@@ -57,13 +62,18 @@ t.test("a stranger at the renderer's address (a proxy's empty 404) is no render:
   const address = system.renderer.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   await system.renderer.close()
-  // What answered a gateway cut from the renderers' network in issue 38's Swarm run: the sandbox's egress proxy.
-  const stranger = createServer((_req, res) => void res.writeHead(404, { server: 'keryx', 'content-length': 0 }).end())
+  const stranger = createServer((_req, res) => answer(res))
   await new Promise<void>((resolve) => stranger.listen(port, '127.0.0.1', resolve))
   t.teardown(() => {
     stranger.closeAllConnections()
     return new Promise((resolve) => stranger.close(resolve))
   })
+  return { system, rendered }
+}
+
+t.test("a stranger at the renderer's address (a proxy's empty 404) is no render: the stored page stands in and stays stored", async (t) => {
+  // What answered a gateway cut from the renderers' network in issue 38's Swarm run: the sandbox's egress proxy.
+  const { system, rendered } = await withRendererReplaced(t, (res) => void res.writeHead(404, { server: 'keryx', 'content-length': 0 }).end())
   for (let i = 0; i < 2; i++) {
     const answer = await request(`${system.url}/kantoren`)
     const body = await answer.body.text()
@@ -75,23 +85,10 @@ t.test("a stranger at the renderer's address (a proxy's empty 404) is no render:
 })
 
 t.test("a renderer's own refusal (403, its JSON, no page) is no page: the stored page stands in and stays stored; else the 503 page", async (t) => {
-  const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
-  t.teardown(() => system.close())
-  const first = await request(`${system.url}/kantoren`)
-  const rendered = await first.body.text()
-  t.equal(first.statusCode, 200)
-  const address = system.renderer.server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  await system.renderer.close()
   // What a renderer answers a render whose signature expired on the way (renderer/errors.ts): its mark, no CSP nonce.
-  const refusing = createServer((_req, res) => {
+  const { system, rendered } = await withRendererReplaced(t, (res) => {
     const body = JSON.stringify({ statusCode: 403, code: 'FORBIDDEN', error: 'Forbidden', message: 'The render request is not signed by the gateway' })
     res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [RENDERER_BUILD_HEADER]: 'test-build' }).end(body)
-  })
-  await new Promise<void>((resolve) => refusing.listen(port, '127.0.0.1', resolve))
-  t.teardown(() => {
-    refusing.closeAllConnections()
-    return new Promise((resolve) => refusing.close(resolve))
   })
   const stale = await request(`${system.url}/kantoren`)
   const body = await stale.body.text()
