@@ -33,6 +33,7 @@ COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY public ./public
+COPY scripts/healthcheck.sh ./scripts/healthcheck.sh
 COPY gateway/embedded-cms/content ./gateway/embedded-cms/content
 COPY gateway/embedded-cms/assets ./gateway/embedded-cms/assets
 USER node
@@ -40,7 +41,7 @@ EXPOSE 3000 3001
 # Works for either service without being told which: a container runs one, and
 # whichever of the two ports answers its /healthz is that one.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "const ports=[process.env.PORT||3000,process.env.RENDERER_PORT||3001];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>{if(!r.ok)throw r.status}))).then(()=>process.exit(0),()=>process.exit(1))"]
+  CMD ["bash", "scripts/healthcheck.sh"]
 # node itself is process 1: docker stop's SIGTERM reaches the service, which
 # drains and exits; no npm in between (no update check, no logs of its own).
 CMD ["node", "--enable-source-maps", "--max-semi-space-size=32", "--no-memory-reducer", "dist/gateway.js"]

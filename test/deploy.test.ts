@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { type AddressInfo, type Socket, createServer } from 'node:net'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
@@ -115,6 +116,22 @@ t.test('the renderer, started as compose starts it, passes the image\'s health c
   await t.rejects(request(`http://127.0.0.1:${rendererPort}/healthz`), 'nothing still listens')
   const gone = await run(execForm('HEALTHCHECK'), env).exited
   t.equal(gone.code, 1, 'the health check fails once it is gone')
+})
+
+t.test("the services' health check is bash, not a Node process: the image's, compose's and the stack's are one; a service that takes the connection and never answers fails it", async (t) => {
+  const check = execForm('HEALTHCHECK')
+  t.same(check, ['bash', 'scripts/healthcheck.sh'], 'the image runs the script with bash')
+  t.match(finalStage, /^COPY scripts\/healthcheck\.sh \.\/scripts\/healthcheck\.sh$/m, 'which the image holds, where its working directory finds it')
+  for (const name of ['gateway', 'renderer']) t.same(services[name]?.healthcheck?.test, ['CMD', ...check], `compose's ${name}`)
+  const stackFile = parse(readFileSync(join(ROOT, 'docker-stack.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> }
+  for (const name of ['gateway', 'renderer']) t.same(stackFile.services[name]?.healthcheck?.test, ['CMD', ...check], `the stack's ${name}`)
+
+  // Hung: the kernel takes the connection, the process never answers (docker pause, a blocked event loop).
+  const hung = await silentListener(t)
+  // Without the script's own read timeout this would wait for ever (Docker would kill it at its timeout).
+  const answer = await run(check, { PORT: String(hung.port), RENDERER_PORT: new URL(REFUSED_URL).port }).exited
+  t.equal(answer.code, 1, 'a hung service fails the check: it gives up waiting for the answer by itself')
+  t.equal(hung.taken(), 1, 'the check had connected and waited for an answer')
 })
 
 t.test('nginx with the compose configuration answers its own health check without a gateway', async (t) => {
@@ -287,11 +304,12 @@ t.test('every service in the stack has limits, reservations, rotated logs and a 
   t.ok(cachesMb + 212 <= megabytes(gateway?.deploy?.resources?.limits?.memory), `gateway: its caches (${cachesMb} MiB) and its peak fit its memory limit`)
 })
 
-/** A listener that takes connections and never answers: a gateway cut from its network, or paused. */
-async function silentListener(t: Test): Promise<number> {
-  const { createServer } = await import('node:net')
-  const sockets = new Set<import('node:net').Socket>()
+/** A listener that takes connections and never answers: a gateway cut from its network, or paused. Its port, and the connections it took. */
+async function silentListener(t: Test): Promise<{ port: number; taken: () => number }> {
+  const sockets = new Set<Socket>()
+  let taken = 0
   const server = createServer((socket) => {
+    taken++
     sockets.add(socket)
     socket.on('error', () => undefined)
   })
@@ -300,13 +318,13 @@ async function silentListener(t: Test): Promise<number> {
     for (const socket of sockets) socket.destroy()
     return new Promise<void>((resolve) => server.close(() => resolve()))
   })
-  return (server.address() as import('node:net').AddressInfo).port
+  return { port: (server.address() as AddressInfo).port, taken: () => taken }
 }
 
 t.test('through nginx, an asset asked of a gateway that stopped answering is answered by the next gateway', async (t) => {
   const system = await startSystem({ TRUST_PROXY: '1' })
   t.teardown(() => system.close())
-  const silent = await silentListener(t)
+  const { port: silent } = await silentListener(t)
   const page = await (await request(`${system.url}/`)).body.text()
   const asset = /(\/assets\/[^"']+\.js)/.exec(page)?.[1]
   t.ok(asset, 'the page names a script')
