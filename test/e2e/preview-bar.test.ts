@@ -64,19 +64,47 @@ async function contrastOf(page: Page, selector: string): Promise<number> {
   return (lighter + 0.05) / (darker + 0.05)
 }
 
-/** Counts the page's layout shifts from its start, as CLS does (none after an input), into `window.layoutShift`. */
+/**
+ * Counts the page's layout shifts from its start, as CLS does (none after an input), into `window.layoutShift`, and
+ * says what moved (element, rectangles before and after) into `window.layoutShifts`, for the message of a failure.
+ */
 const watchLayoutShifts = async (page: Page): Promise<void> => {
   await page.addInitScript(() => {
-    const state = window as unknown as { layoutShift: number }
+    const state = window as unknown as { layoutShift: number; layoutShifts: string[] }
     state.layoutShift = 0
+    state.layoutShifts = []
+    // No named functions in here: the test's transpiler would wrap them in a helper the page does not have.
+    type Shift = { hadRecentInput: boolean; value: number; startTime: number; sources?: { node: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[] }
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as { hadRecentInput: boolean; value: number }[]) if (!entry.hadRecentInput) state.layoutShift += entry.value
+      for (const entry of list.getEntries() as unknown as Shift[]) {
+        if (entry.hadRecentInput) continue
+        state.layoutShift += entry.value
+        const moved = (entry.sources ?? []).map((source) => {
+          const node = source.node
+          const name = node instanceof Element ? `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}${typeof node.className === 'string' && node.className ? `.${node.className.trim().split(/\s+/).join('.')}` : ''}` : String(node?.nodeName)
+          const [before, after] = [source.previousRect, source.currentRect].map((r) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}×${Math.round(r.height)}`)
+          return `${name} ${before} → ${after}`
+        })
+        state.layoutShifts.push(`${entry.value.toFixed(5)} at ${Math.round(entry.startTime)} ms: ${moved.join('; ')}`)
+      }
     }).observe({ type: 'layout-shift', buffered: true })
   })
 }
-/** The shifts counted so far, once two frames have passed (an observer's entries are delivered by then). */
-const layoutShift = (page: Page): Promise<number> =>
-  page.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve((window as unknown as { layoutShift: number }).layoutShift))))))
+/** The shifts counted so far, once two frames have passed (an observer's entries are delivered by then), and what moved. */
+const layoutShift = (page: Page): Promise<{ score: number; shifts: string[] }> =>
+  page.evaluate(
+    () =>
+      new Promise<{ score: number; shifts: string[] }>((resolve) =>
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() =>
+            setTimeout(() => {
+              const state = window as unknown as { layoutShift: number; layoutShifts: string[] }
+              resolve({ score: state.layoutShift, shifts: state.layoutShifts })
+            }),
+          ),
+        ),
+      ),
+  )
 
 /** Whether the damage action's call link is in the window and is what a tap at its middle reaches. */
 const damageCallReachable = (page: Page): Promise<boolean> =>
@@ -109,7 +137,11 @@ t.test('a preview shows the bar; "Voorbeeld sluiten" lands on the live page, wit
   t.ok(box && box.width >= 44 && box.height >= 44, `the button is a 44×44 px target at least on a phone: ${JSON.stringify(box)}`)
   t.ok((await contrastOf(page, '.preview-bar__text')) >= 4.5, 'the text has a contrast of 4.5:1 at least')
   t.ok((await contrastOf(page, '.preview-bar__button')) >= 4.5, 'and so has the button')
-  t.equal(await layoutShift(page), 0, 'nothing shifted')
+  // A bar put in after the first paint pushes the whole page down: a score of 0.1 or more on a phone. Once, in the
+  // suite on a loaded machine, 0.00011 was counted (something a few pixels in size moved, not known what: the
+  // message now says); a score under 0.001 is no shift anyone sees (Lighthouse reports it as 0).
+  const shifted = await layoutShift(page)
+  t.ok(shifted.score < 0.001, `nothing shifted (${shifted.score})${shifted.shifts.length > 0 ? `: ${shifted.shifts.join(' | ')}` : ''}`)
   t.ok(await damageCallReachable(page), 'the damage action is not covered')
   await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }))
   t.ok(await damageCallReachable(page), 'nor at the end of the page')
