@@ -23,6 +23,7 @@ interface ComposeService {
 }
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, ComposeService> }
 const services = compose.services
+const stack = parse(readFileSync(join(ROOT, 'docker-stack.yml'), 'utf8'), { merge: true }) as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
 /** The Dockerfile's final stage, with continued lines joined. */
@@ -123,8 +124,7 @@ t.test("the services' health check is bash, not a Node process: the image's, com
   t.same(check, ['bash', 'scripts/healthcheck.sh'], 'the image runs the script with bash')
   t.match(finalStage, /^COPY scripts\/healthcheck\.sh \.\/scripts\/healthcheck\.sh$/m, 'which the image holds, where its working directory finds it')
   for (const name of ['gateway', 'renderer']) t.same(services[name]?.healthcheck?.test, ['CMD', ...check], `compose's ${name}`)
-  const stackFile = parse(readFileSync(join(ROOT, 'docker-stack.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> }
-  for (const name of ['gateway', 'renderer']) t.same(stackFile.services[name]?.healthcheck?.test, ['CMD', ...check], `the stack's ${name}`)
+  for (const name of ['gateway', 'renderer']) t.same(stack.services[name]?.healthcheck?.test, ['CMD', ...check], `the stack's ${name}`)
 
   // Hung: the kernel takes the connection, the process never answers (docker pause, a blocked event loop).
   const hung = await silentListener(t)
@@ -219,7 +219,6 @@ interface DeployedService extends ComposeService {
   }
   logging?: { driver?: string; options?: Record<string, string> }
 }
-const stack = parse(readFileSync(join(ROOT, 'docker-stack.yml'), 'utf8'), { merge: true }) as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
 const composed = compose as unknown as { services: Record<string, DeployedService>; secrets?: Record<string, unknown> }
 
 t.test('the renderer and gateway counts are in both files, not on the command line', async (t) => {

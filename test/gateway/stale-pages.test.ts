@@ -71,16 +71,19 @@ async function withRendererReplaced(t: Tap.Test, answer: (res: ServerResponse) =
   return { system, rendered }
 }
 
+/** /kantoren is answered by its stored page (the one `rendered`), not by what stands at the renderer's address. */
+async function storedPageAnswers(t: Tap.Test, url: string, rendered: string, not: string): Promise<void> {
+  const answer = await request(`${url}/kantoren`)
+  const body = await answer.body.text()
+  t.equal(answer.statusCode, 200, not)
+  t.equal(answer.headers['x-cache'], 'STALE', 'the stored page')
+  t.equal(h1Of(body), h1Of(rendered))
+}
+
 t.test("a stranger at the renderer's address (a proxy's empty 404) is no render: the stored page stands in and stays stored", async (t) => {
   // What answered a gateway cut from the renderers' network in issue 38's Swarm run: the sandbox's egress proxy.
   const { system, rendered } = await withRendererReplaced(t, (res) => void res.writeHead(404, { server: 'keryx', 'content-length': 0 }).end())
-  for (let i = 0; i < 2; i++) {
-    const answer = await request(`${system.url}/kantoren`)
-    const body = await answer.body.text()
-    t.equal(answer.statusCode, 200, 'not its 404')
-    t.equal(answer.headers['x-cache'], 'STALE', 'the stored page')
-    t.equal(h1Of(body), h1Of(rendered))
-  }
+  for (let i = 0; i < 2; i++) await storedPageAnswers(t, system.url, rendered, 'not its 404')
   t.ok(system.gateway.pageCache.stale('/kantoren'), 'still stored: a 404 from no renderer does not drop the page')
 })
 
@@ -90,11 +93,7 @@ t.test("a renderer's own refusal (403, its JSON, no page) is no page: the stored
     const body = JSON.stringify({ statusCode: 403, code: 'FORBIDDEN', error: 'Forbidden', message: 'The render request is not signed by the gateway' })
     res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [RENDERER_BUILD_HEADER]: 'test-build' }).end(body)
   })
-  const stale = await request(`${system.url}/kantoren`)
-  const body = await stale.body.text()
-  t.equal(stale.statusCode, 200, 'not its 403')
-  t.equal(stale.headers['x-cache'], 'STALE', 'the stored page')
-  t.equal(h1Of(body), h1Of(rendered))
+  await storedPageAnswers(t, system.url, rendered, 'not its 403')
   t.ok(system.gateway.pageCache.stale('/kantoren'), 'still stored')
   const never = await request(`${system.url}/over-ons`)
   const text = await never.body.text()
