@@ -1,4 +1,4 @@
-import createError from '@fastify/error'
+import createError, { type FastifyErrorConstructor } from '@fastify/error'
 
 /** Every error the gateway answers with, each with a stable code and status; BAD_REQUEST is the renderer's too. */
 export { BadRequestError } from '../shared/errors.ts'
@@ -16,47 +16,64 @@ export const LiveSocketsFullError = createError('LIVE_SOCKETS_FULL', 'No more li
 export const WorkBudgetError = createError('RATE_LIMITED', 'Too many requests that no cache answers; try again in %s s', 429)
 export const BuildNotFoundError = createError('BUILD_NOT_FOUND', 'Unknown build', 404)
 export const UnsupportedMediaTypeError = createError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
-export const UpstreamUnavailableError = createError('UPSTREAM_UNAVAILABLE', 'The content service cannot be reached', 502)
-export const UpstreamTimeoutError = createError('UPSTREAM_TIMEOUT', 'The content service did not answer in time', 504)
-export const UpstreamBadResponseError = createError('UPSTREAM_BAD_RESPONSE', 'The content service gave an unusable answer', 502)
-export const UpstreamStatusError = createError('UPSTREAM_STATUS', 'The content service answered with status %s', 502)
 export const RendererUnavailableError = createError('RENDERER_UNAVAILABLE', 'No renderer is available', 503)
 /** Every renderer had RENDER_CONCURRENCY renders in flight for all of ADMISSION_QUEUE_MS (or the queue was full). */
 export const RendererBusyError = createError('RENDERER_BUSY', 'Every renderer is busy', 503)
-/** CMS_CONCURRENCY calls were in flight to the CMS for all of ADMISSION_QUEUE_MS (or the queue was full): no call was made. */
-export const UpstreamBusyError = createError('UPSTREAM_BUSY', 'The content service is busy; try again shortly', 503)
-
-export type UpstreamError =
-  | InstanceType<typeof UpstreamUnavailableError>
-  | InstanceType<typeof UpstreamTimeoutError>
-  | InstanceType<typeof UpstreamBadResponseError>
-  | InstanceType<typeof UpstreamStatusError>
-  | InstanceType<typeof UpstreamBusyError>
-/** An operation Craft's schema would refuse (found at start-up): its pages fail without asking Craft. */
-export const OperationUnavailableError = createError('UPSTREAM_SCHEMA_MISMATCH', 'The content service cannot answer %s with its current schema', 502)
 /** A load another gateway held (through the shared tier) failed with an error of its own insides: callers learn nothing of it. */
 export const SharedLoadFailedError = createError('INTERNAL_SERVER_ERROR', 'Internal server error', 500)
 
+/** A render given up because its renderer was found hung meanwhile (a probe went unanswered, a render timed out): tried on the next member, or the stored page stands in. */
+export class RendererDownError extends Error {
+  readonly code = 'RENDERER_DOWN'
+}
+
+/** An answer at a renderer's address that no renderer sent: that member is skipped, and the render goes to the next. */
+export class NotARendererError extends Error {
+  override name = 'NotARendererError'
+}
+
 /**
- * The content service's coded errors: the only 5xx whose message reaches API
- * callers, since each says what the CMS did and nothing of the gateway.
+ * What the content service did (or would not be asked to do): the only 5xx
+ * whose message reaches API callers, and the only error whose code and
+ * message travel to other gateways through the shared tier, since each says
+ * what the CMS did and nothing of the gateway. Made by `upstreamError`, never
+ * thrown by itself.
  */
-const UPSTREAM_ERRORS = [UpstreamUnavailableError, UpstreamTimeoutError, UpstreamBadResponseError, UpstreamStatusError, OperationUnavailableError, UpstreamBusyError]
-const UPSTREAM_ERROR_BY_CODE = new Map<string, (typeof UPSTREAM_ERRORS)[number]>(UPSTREAM_ERRORS.map((Coded) => [new Coded().code, Coded]))
-
-export function isCodedUpstreamError(error: unknown): error is Error & { code: string; statusCode: number } {
-  return UPSTREAM_ERRORS.some((Coded) => error instanceof Coded)
+export abstract class UpstreamError extends Error {
+  declare readonly code: string
+  declare readonly statusCode: number
 }
 
-/** What may travel to another gateway of a failed load (through Redis): a coded upstream error's code and message; of anything else nothing. */
+type UpstreamErrorConstructor<C extends string, SC extends number> = FastifyErrorConstructor<UpstreamError & { code: C; statusCode: SC }>
+
+/** Each upstream error by its code, for the gateways an error reaches through the shared tier (errorFromDescription). */
+const upstreamErrorByCode = new Map<string, UpstreamErrorConstructor<string, number>>()
+
+/** A coded error (as createError makes them) that is an UpstreamError. */
+function upstreamError<C extends string, SC extends number>(code: C, message: string, statusCode: SC): UpstreamErrorConstructor<C, SC> {
+  const Coded = createError(code, message, statusCode, UpstreamError as unknown as ErrorConstructor) as UpstreamErrorConstructor<C, SC>
+  upstreamErrorByCode.set(code, Coded)
+  return Coded
+}
+
+export const UpstreamUnavailableError = upstreamError('UPSTREAM_UNAVAILABLE', 'The content service cannot be reached', 502)
+export const UpstreamTimeoutError = upstreamError('UPSTREAM_TIMEOUT', 'The content service did not answer in time', 504)
+export const UpstreamBadResponseError = upstreamError('UPSTREAM_BAD_RESPONSE', 'The content service gave an unusable answer', 502)
+export const UpstreamStatusError = upstreamError('UPSTREAM_STATUS', 'The content service answered with status %s', 502)
+/** An operation Craft's schema would refuse (found at start-up): its pages fail without asking Craft. */
+export const OperationUnavailableError = upstreamError('UPSTREAM_SCHEMA_MISMATCH', 'The content service cannot answer %s with its current schema', 502)
+/** CMS_CONCURRENCY calls were in flight to the CMS for all of ADMISSION_QUEUE_MS (or the queue was full): no call was made. */
+export const UpstreamBusyError = upstreamError('UPSTREAM_BUSY', 'The content service is busy; try again shortly', 503)
+
+/** What may travel to another gateway of a failed load (through Redis): an upstream error's code and message; of anything else nothing. */
 export function describeUpstreamError(error: unknown): { code: string; message: string } | undefined {
-  return isCodedUpstreamError(error) ? { code: error.code, message: error.message } : undefined
+  return error instanceof UpstreamError ? { code: error.code, message: error.message } : undefined
 }
 
-/** The error another gateway's load ended in, from its description: the same coded upstream error, or one that says only that it failed. */
+/** The error another gateway's load ended in, from its description: the same upstream error, or one that says only that it failed. */
 export function errorFromDescription(described: unknown): Error {
   const { code, message } = (described ?? {}) as { code?: unknown; message?: unknown }
-  const Coded = typeof code === 'string' ? UPSTREAM_ERROR_BY_CODE.get(code) : undefined
+  const Coded = typeof code === 'string' ? upstreamErrorByCode.get(code) : undefined
   if (!Coded) return new SharedLoadFailedError()
   const error = new Coded()
   // The message as the holder's error had it (UPSTREAM_STATUS names the status); it is one of these errors' own.

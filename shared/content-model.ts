@@ -55,8 +55,9 @@ export interface ContentModel {
   assetVolume: string
 }
 
-export function createContentModel(product: string): ContentModel {
-  const singles = SINGLE_SECTIONS.map((template): EntryTypeDefinition => {
+/** The single sections of a product's site, each with one entry type of its own name; its home has the call to action and highlights. */
+function singleEntryTypes(product: string): EntryTypeDefinition[] {
+  return SINGLE_SECTIONS.map((template): EntryTypeDefinition => {
     const section = withProduct(template, product)
     const fields =
       template === '{product}Home'
@@ -72,82 +73,95 @@ export function createContentModel(product: string): ContentModel {
         : SINGLE_FIELDS
     return { section, type: section, fields }
   })
-  const channel = (name: keyof typeof CHANNELS, fields: FieldDefinition[]): EntryTypeDefinition => ({
-    section: CHANNELS[name].section,
-    type: CHANNELS[name].type,
-    fields,
-  })
+}
+
+const channel = (name: keyof typeof CHANNELS, fields: FieldDefinition[]): EntryTypeDefinition => ({
+  section: CHANNELS[name].section,
+  type: CHANNELS[name].type,
+  fields,
+})
+
+/** The channels (the same for every product), each with its one entry type. */
+function channelEntryTypes(): EntryTypeDefinition[] {
+  return [
+    channel('insurances', [
+      { handle: 'category', field: { kind: 'dropdown', options: ['particulier', 'zakelijk'] } },
+      plain('intro'),
+      rich('text'),
+      // What a visitor acts on, as fields of their own (issue 42): shown under their own headings.
+      rich('coverage'),
+      rich('exclusions'),
+      plain('deductible'),
+      related('insurers', [CHANNELS.insurers.section]),
+      plain('adviceEmail'),
+    ]),
+    channel('insurers', [plain('website')]),
+    channel('services', [plain('intro'), rich('text')]),
+    channel('jobs', [
+      plain('intro'),
+      plain('hours'),
+      plain('location'),
+      plain('employmentType'),
+      num('salaryMin'),
+      num('salaryMax'),
+      // The hours per week salaryMin and salaryMax are for: a part-time job's salary is stated for its own hours.
+      num('salaryHours'),
+      date('validThrough'),
+      rich('whatYouDo'),
+      rich('whatYouBring'),
+      rich('whatWeOffer'),
+      rich('howToApply'),
+    ]),
+    channel('topical', [plain('intro'), rich('text'), assets('image')]),
+    channel('establishments', [
+      plain('intro'),
+      plain('street'),
+      plain('postalCode'),
+      plain('city'),
+      plain('phone'),
+      plain('email'),
+      table('openingHours', OPENING_HOURS),
+      plain('mapUrl'),
+      num('latitude'),
+      num('longitude'),
+    ]),
+    channel('notFound', [rich('text')]),
+    channel('redirects', [plain('redirectSrcUrl'), plain('redirectDestUrl'), num('redirectHttpCode')]),
+  ]
+}
+
+/** The site's settings: one global set. */
+function siteSettings(): ContentModel['globalSet'] {
   return {
-    entryTypes: [
-      ...singles,
-      channel('insurances', [
-        { handle: 'category', field: { kind: 'dropdown', options: ['particulier', 'zakelijk'] } },
-        plain('intro'),
-        rich('text'),
-        // What a visitor acts on, as fields of their own (issue 42): shown under their own headings.
-        rich('coverage'),
-        rich('exclusions'),
-        plain('deductible'),
-        related('insurers', [CHANNELS.insurers.section]),
-        plain('adviceEmail'),
-      ]),
-      channel('insurers', [plain('website')]),
-      channel('services', [plain('intro'), rich('text')]),
-      channel('jobs', [
-        plain('intro'),
-        plain('hours'),
-        plain('location'),
-        plain('employmentType'),
-        num('salaryMin'),
-        num('salaryMax'),
-        // The hours per week salaryMin and salaryMax are for: a part-time job's salary is stated for its own hours.
-        num('salaryHours'),
-        date('validThrough'),
-        rich('whatYouDo'),
-        rich('whatYouBring'),
-        rich('whatWeOffer'),
-        rich('howToApply'),
-      ]),
-      channel('topical', [plain('intro'), rich('text'), assets('image')]),
-      channel('establishments', [
-        plain('intro'),
-        plain('street'),
-        plain('postalCode'),
-        plain('city'),
-        plain('phone'),
-        plain('email'),
-        table('openingHours', OPENING_HOURS),
-        plain('mapUrl'),
-        num('latitude'),
-        num('longitude'),
-      ]),
-      channel('notFound', [rich('text')]),
-      channel('redirects', [plain('redirectSrcUrl'), plain('redirectDestUrl'), num('redirectHttpCode')]),
+    handle: SITE_SETTINGS_HANDLE,
+    fields: [
+      plain('companyName'),
+      plain('tagline'),
+      plain('phone'),
+      plain('damagePhone'),
+      plain('email'),
+      plain('street'),
+      plain('postalCode'),
+      plain('city'),
+      plain('afmNumber'),
+      plain('kifidNumber'),
+      plain('kvkNumber'),
+      // The numbers' entries in the public registers (the AFM's detail page has an id of its own, not the number): the footer links them.
+      plain('afmRegisterUrl'),
+      plain('kifidRegisterUrl'),
+      plain('kvkRegisterUrl'),
+      plain('footerText'),
+      table('mainNavigation', LINK),
+      table('footerNavigation', LINK),
+      table('openingHours', OPENING_HOURS),
     ],
-    globalSet: {
-      handle: SITE_SETTINGS_HANDLE,
-      fields: [
-        plain('companyName'),
-        plain('tagline'),
-        plain('phone'),
-        plain('damagePhone'),
-        plain('email'),
-        plain('street'),
-        plain('postalCode'),
-        plain('city'),
-        plain('afmNumber'),
-        plain('kifidNumber'),
-        plain('kvkNumber'),
-        // The numbers' entries in the public registers (the AFM's detail page has an id of its own, not the number): the footer links them.
-        plain('afmRegisterUrl'),
-        plain('kifidRegisterUrl'),
-        plain('kvkRegisterUrl'),
-        plain('footerText'),
-        table('mainNavigation', LINK),
-        table('footerNavigation', LINK),
-        table('openingHours', OPENING_HOURS),
-      ],
-    },
+  }
+}
+
+export function createContentModel(product: string): ContentModel {
+  return {
+    entryTypes: [...singleEntryTypes(product), ...channelEntryTypes()],
+    globalSet: siteSettings(),
     assetVolume: ASSET_VOLUME,
   }
 }

@@ -73,39 +73,42 @@ export interface SchemaFeatures {
   author: boolean
 }
 
-export function createOperations(product: string, version: CraftVersion = DEFAULT_CRAFT_VERSION, features: SchemaFeatures = { author: true }): Operations {
-  const typeOf = (channel: keyof typeof CHANNELS): string => entryTypeName(version, CHANNELS[channel].section, CHANNELS[channel].type)
-  const singleType = (template: string): string => {
-    const section = withProduct(template, product)
-    return entryTypeName(version, section, section)
+/** The names of the entry types the documents select on, in the naming of one Craft major and for one site. */
+interface EntryTypes {
+  /** A channel's one entry type, e.g. `insurances_insurance_Entry` (Craft 4) or `insurance_Entry` (Craft 5). */
+  channel(name: keyof typeof CHANNELS): string
+  /** A single's entry type, named after its section. */
+  single(template: string): string
+}
+
+function entryTypesOf(product: string, version: CraftVersion): EntryTypes {
+  return {
+    channel: (name) => entryTypeName(version, CHANNELS[name].section, CHANNELS[name].type),
+    single: (template) => {
+      const section = withProduct(template, product)
+      return entryTypeName(version, section, section)
+    },
   }
-  const singles = Object.fromEntries(
+}
+
+/** One document per plain single, e.g. `AboutPage`. */
+function singlePageDocuments(product: string, types: EntryTypes): Record<SinglePageOperationName, string> {
+  return Object.fromEntries(
     PLAIN_SINGLES.map((template) => {
       const name = singlePageOperation(template)
       const section = withProduct(template, product)
       return [
         name,
         `query ${name}($site: [String]) {
-  entry(section: "${section}", site: $site) { ...EntryBase ... on ${singleType(template)} { intro text seoDescription } }
+  entry(section: "${section}", site: $site) { ...EntryBase ... on ${types.single(template)} { intro text seoDescription } }
 }
 ${ENTRY_BASE}`,
       ]
     }),
   ) as Record<SinglePageOperationName, string>
-  const insurance = typeOf('insurances')
-  const insurer = typeOf('insurers')
-  const service = typeOf('services')
-  const job = typeOf('jobs')
-  const article = typeOf('topical')
-  const establishment = typeOf('establishments')
-  const author = features.author ? ' author { fullName }' : ''
-  const articleSummary = `...EntryBase${author} ... on ${article} { intro image { ...Image } }`
-  // The home page's news cards show title, date and intro: no image or author to fetch, store and ship to every visitor.
-  const latestArticle = `...EntryBase ... on ${article} { intro }`
+}
 
-  return {
-    ...singles,
-    SiteSettings: `query SiteSettings($site: [String]) {
+const SITE_SETTINGS_DOCUMENT = `query SiteSettings($site: [String]) {
   globalSet(handle: "${SITE_SETTINGS_HANDLE}", site: $site) {
     ... on ${globalSetTypeName(SITE_SETTINGS_HANDLE)} {
       companyName tagline phone damagePhone email street postalCode city
@@ -116,18 +119,26 @@ ${ENTRY_BASE}`,
       openingHours { day hours }
     }
   }
-}`,
-    HomePage: `query HomePage($section: [String], $site: [String]) {
+}`
+
+function homePageDocument(types: EntryTypes): string {
+  return `query HomePage($section: [String], $site: [String]) {
   entry(section: $section, site: $site) {
     ...EntryBase
-    ... on ${singleType('{product}Home')} {
+    ... on ${types.single('{product}Home')} {
       intro text seoDescription ctaHeading ctaText ctaLinkLabel ctaLinkUrl
-      highlightedInsurances { ...EntryBase ... on ${insurance} { category intro } }
-      highlightedServices { ...EntryBase ... on ${service} { intro } }
+      highlightedInsurances { ...EntryBase ... on ${types.channel('insurances')} { category intro } }
+      highlightedServices { ...EntryBase ... on ${types.channel('services')} { intro } }
     }
   }
 }
-${ENTRY_BASE}`,
+${ENTRY_BASE}`
+}
+
+function insuranceDocuments(types: EntryTypes): Pick<Operations, 'InsuranceList' | 'InsuranceBySlug' | 'InsurerList'> {
+  const insurance = types.channel('insurances')
+  const insurer = types.channel('insurers')
+  return {
     InsuranceList: `query InsuranceList($site: [String], $limit: Int, $offset: Int) {
   entryCount(section: "${CHANNELS.insurances.section}", site: $site)
   entries(section: "${CHANNELS.insurances.section}", site: $site, limit: $limit, offset: $offset, orderBy: "title ASC") {
@@ -152,6 +163,12 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
+  }
+}
+
+function serviceDocuments(types: EntryTypes): Pick<Operations, 'ServiceList' | 'ServiceBySlug'> {
+  const service = types.channel('services')
+  return {
     ServiceList: `query ServiceList($site: [String], $limit: Int, $offset: Int) {
   entryCount(section: "${CHANNELS.services.section}", site: $site)
   entries(section: "${CHANNELS.services.section}", site: $site, limit: $limit, offset: $offset) {
@@ -165,6 +182,12 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
+  }
+}
+
+function jobDocuments(types: EntryTypes): Pick<Operations, 'JobList' | 'JobBySlug'> {
+  const job = types.channel('jobs')
+  return {
     JobList: `query JobList($site: [String], $limit: Int, $offset: Int) {
   entryCount(section: "${CHANNELS.jobs.section}", site: $site)
   entries(section: "${CHANNELS.jobs.section}", site: $site, limit: $limit, offset: $offset, orderBy: "postDate DESC") {
@@ -182,6 +205,16 @@ ${ENTRY_BASE}`,
   }
 }
 ${ENTRY_BASE}`,
+  }
+}
+
+function articleDocuments(types: EntryTypes, features: SchemaFeatures): Pick<Operations, 'ArticleList' | 'LatestArticles' | 'ArticleBySlug'> {
+  const article = types.channel('topical')
+  const author = features.author ? ' author { fullName }' : ''
+  const articleSummary = `...EntryBase${author} ... on ${article} { intro image { ...Image } }`
+  // The home page's news cards show title, date and intro: no image or author to fetch, store and ship to every visitor.
+  const latestArticle = `...EntryBase ... on ${article} { intro }`
+  return {
     ArticleList: `query ArticleList($site: [String], $limit: Int, $offset: Int) {
   entries(section: "${CHANNELS.topical.section}", site: $site, limit: $limit, offset: $offset, orderBy: "postDate DESC") {
     ${articleSummary}
@@ -203,32 +236,59 @@ ${ENTRY_BASE}`,
 }
 ${ENTRY_BASE}
 ${IMAGE}`,
-    EstablishmentList: `query EstablishmentList($site: [String]) {
+  }
+}
+
+function establishmentListDocument(types: EntryTypes): string {
+  return `query EstablishmentList($site: [String]) {
   entries(section: "${CHANNELS.establishments.section}", site: $site, orderBy: "title ASC") {
     ...EntryBase
-    ... on ${establishment} {
+    ... on ${types.channel('establishments')} {
       intro street postalCode city phone email mapUrl latitude longitude
       openingHours { day hours }
     }
   }
 }
-${ENTRY_BASE}`,
-    // One group of the sitemap index (gateway/payload/sitemap.ts): the singles' sections, or one channel.
-    Sitemap: `query Sitemap($site: [String], $section: [String]) {
+${ENTRY_BASE}`
+}
+
+/** One group of the sitemap index (gateway/payload/sitemap.ts): the singles' sections, or one channel. */
+const SITEMAP_DOCUMENT = `query Sitemap($site: [String], $section: [String]) {
   entries(section: $section, site: $site) {
     sectionHandle slug dateUpdated
   }
-}`,
-    Redirects: `query Redirects($site: [String]) {
+}`
+
+function redirectsDocument(types: EntryTypes): string {
+  return `query Redirects($site: [String]) {
   entries(section: "${CHANNELS.redirects.section}", site: $site, orderBy: "id ASC") {
-    id ... on ${typeOf('redirects')} { redirectSrcUrl redirectDestUrl redirectHttpCode }
+    id ... on ${types.channel('redirects')} { redirectSrcUrl redirectDestUrl redirectHttpCode }
   }
-}`,
-    NotFound: `query NotFound($site: [String]) {
+}`
+}
+
+function notFoundDocument(types: EntryTypes): string {
+  return `query NotFound($site: [String]) {
   entry(section: "${CHANNELS.notFound.section}", site: $site) {
-    title ... on ${typeOf('notFound')} { text }
+    title ... on ${types.channel('notFound')} { text }
   }
-}`,
+}`
+}
+
+export function createOperations(product: string, version: CraftVersion = DEFAULT_CRAFT_VERSION, features: SchemaFeatures = { author: true }): Operations {
+  const types = entryTypesOf(product, version)
+  return {
+    ...singlePageDocuments(product, types),
+    SiteSettings: SITE_SETTINGS_DOCUMENT,
+    HomePage: homePageDocument(types),
+    ...insuranceDocuments(types),
+    ...serviceDocuments(types),
+    ...jobDocuments(types),
+    ...articleDocuments(types, features),
+    EstablishmentList: establishmentListDocument(types),
+    Sitemap: SITEMAP_DOCUMENT,
+    Redirects: redirectsDocument(types),
+    NotFound: notFoundDocument(types),
   }
 }
 

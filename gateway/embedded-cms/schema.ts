@@ -5,7 +5,7 @@ import {
   type GraphQLSchema,
   buildSchema,
 } from 'graphql'
-import { type FieldDefinition, createContentModel } from '../../shared/content-model.ts'
+import { type ContentModel, type FieldDefinition, createContentModel } from '../../shared/content-model.ts'
 import { type CraftVersion, assetTypeName, entryTypeName, globalSetTypeName, tableRowTypeName } from '../../shared/craft-naming.ts'
 import type { ContentStore, EntryQuery, StoredEntry, StoredGlobalSet, StoredUser } from './content-store.ts'
 import {
@@ -127,34 +127,37 @@ function siteUrl(entry: StoredEntry): string | null {
 
 const fullName = (user: StoredUser): string | null => [user.firstName, user.lastName].filter(Boolean).join(' ') || null
 
-/**
- * A Craft compatible GraphQL schema over the content store: Craft's query
- * arguments, its type names in the naming of the chosen major, its native
- * fields (the author is a user) and its field shapes (a Table field without
- * rows is null).
- */
-export function createCmsSchema(store: ContentStore, options: CmsSchemaOptions): GraphQLSchema {
-  const { version } = options
-  const assetUrl = options.assetUrl ?? ((path: string) => path)
-  const model = createContentModel(store.site)
-  const typeOfEntry = (section: string, type: string): string => entryTypeName(version, section, type)
-  const entryFields = entryBaseFields(version)
-  const seenTables = new Set<string>()
-  const extraTypes: string[] = []
-  for (const entryType of model.entryTypes) {
-    extraTypes.push(...tableTypes(entryType.fields, seenTables))
-    extraTypes.push(
-      `type ${typeOfEntry(entryType.section, entryType.type)} implements EntryInterface {\n  ${entryFields}\n  ${entryType.fields.map(fieldSdl).join('\n  ')}\n}`,
-    )
-  }
-  extraTypes.push(...tableTypes(model.globalSet.fields, seenTables))
-  const globalSetType = globalSetTypeName(model.globalSet.handle)
-  extraTypes.push(
-    `type ${globalSetType} implements GlobalSetInterface {\n  id: ID\n  name: String!\n  handle: String!\n  ${model.globalSet.fields.map(fieldSdl).join('\n  ')}\n}`,
-  )
-  const assetType = assetTypeName(model.assetVolume)
+/** The names of the schema's types that depend on the content model and Craft's major. */
+interface CmsTypeNames {
+  entry(section: string, type: string): string
+  asset: string
+  globalSet: string
+}
 
-  const sdl = `
+function typeNamesOf(version: CraftVersion, model: ContentModel): CmsTypeNames {
+  return {
+    entry: (section, type) => entryTypeName(version, section, type),
+    asset: assetTypeName(model.assetVolume),
+    globalSet: globalSetTypeName(model.globalSet.handle),
+  }
+}
+
+/** The types of the content model: each entry type, the global set and the rows of their Table fields. */
+function contentTypesSdl(model: ContentModel, names: CmsTypeNames, entryFields: string): string[] {
+  const seenTables = new Set<string>()
+  const types: string[] = []
+  for (const entryType of model.entryTypes) {
+    types.push(...tableTypes(entryType.fields, seenTables))
+    types.push(`type ${names.entry(entryType.section, entryType.type)} implements EntryInterface {\n  ${entryFields}\n  ${entryType.fields.map(fieldSdl).join('\n  ')}\n}`)
+  }
+  types.push(...tableTypes(model.globalSet.fields, seenTables))
+  types.push(`type ${names.globalSet} implements GlobalSetInterface {\n  id: ID\n  name: String!\n  handle: String!\n  ${model.globalSet.fields.map(fieldSdl).join('\n  ')}\n}`)
+  return types
+}
+
+function cmsSdl(version: CraftVersion, model: ContentModel, names: CmsTypeNames): string {
+  const entryFields = entryBaseFields(version)
+  return `
 scalar DateTime
 scalar Number
 scalar QueryArgument
@@ -169,7 +172,7 @@ interface AssetInterface {
   ${ASSET_FIELDS}
 }
 
-type ${assetType} implements AssetInterface {
+type ${names.asset} implements AssetInterface {
   ${ASSET_FIELDS}
 }
 
@@ -187,7 +190,7 @@ interface GlobalSetInterface {
   handle: String!
 }
 
-${extraTypes.join('\n\n')}
+${contentTypesSdl(model, names, entryFields).join('\n\n')}
 
 type Query {
   ping: String
@@ -197,8 +200,9 @@ type Query {
   globalSet(handle: [String], site: [String]): GlobalSetInterface
 }
 `
-  const schema = buildSchema(sdl)
+}
 
+function resolveQueries(schema: GraphQLSchema, store: ContentStore): void {
   const query = schema.getQueryType()
   if (!query) throw new Error('schema without Query type')
   const queryFields = query.getFields()
@@ -212,45 +216,56 @@ type Query {
   resolveQuery('entries', (_root, args, ctx) => find(args, ctx))
   resolveQuery('entryCount', (_root, args, ctx) => store.countEntries(args, ctx.token))
   resolveQuery('globalSet', (_root, args) => store.globalSet(args.handle, args.site))
+}
 
+function resolveInterfaceTypes(schema: GraphQLSchema, names: CmsTypeNames): void {
   const setResolveType = (name: string, resolveType: (value: never) => string): void => {
     const type = schema.getType(name)
     if (type instanceof GraphQLInterfaceType) type.resolveType = resolveType as (value: unknown) => string
   }
-  setResolveType('EntryInterface', (entry: StoredEntry) => typeOfEntry(entry.section, entry.type))
-  setResolveType('AssetInterface', () => assetType)
+  setResolveType('EntryInterface', (entry: StoredEntry) => names.entry(entry.section, entry.type))
+  setResolveType('AssetInterface', () => names.asset)
   setResolveType('UserInterface', () => 'User')
   setResolveType('GlobalSetInterface', (set: StoredGlobalSet) => globalSetTypeName(set.handle))
+}
 
-  const attach = (typeName: string, fields: readonly FieldDefinition[], base: Record<string, GraphQLFieldResolver<never, CmsContext>>): void => {
-    const type = schema.getType(typeName)
-    if (!(type instanceof GraphQLObjectType)) return
-    const typeFields = type.getFields()
-    for (const [name, resolve] of Object.entries(base)) {
-      const target = typeFields[name]
-      if (target) target.resolve = resolve as GraphQLFieldResolver<unknown, CmsContext>
+type Resolvers = Record<string, GraphQLFieldResolver<never, CmsContext>>
+
+/** A custom field's value as Craft gives it: related entries and assets (with the `@transform` asked for) by id, a Table without rows as null. */
+function customFieldResolver(store: ContentStore, { handle, field }: FieldDefinition): GraphQLFieldResolver<{ fields: Record<string, unknown> }, CmsContext> {
+  const kind = field.kind
+  return (parent, _args, ctx, info) => {
+    const value = parent.fields[handle]
+    if (kind === 'entries') return store.entriesByIds(value, ctx.token)
+    if (kind === 'assets') {
+      // `image @transform(…) { url srcset(…) }`: Craft gives every asset of the field that transform.
+      const transform = directiveTransform(info)
+      const assets = store.assetsByIds(value)
+      return transform ? assets.map((asset) => withTransform(asset, transform)) : assets
     }
-    for (const definition of fields) {
-      const target = typeFields[definition.handle]
-      if (!target) continue
-      const handle = definition.handle
-      const kind = definition.field.kind
-      target.resolve = (parent: { fields: Record<string, unknown> }, _args: unknown, ctx: CmsContext, info) => {
-        const value = parent.fields[handle]
-        if (kind === 'entries') return store.entriesByIds(value, ctx.token)
-        if (kind === 'assets') {
-          // `image @transform(…) { url srcset(…) }`: Craft gives every asset of the field that transform.
-          const transform = directiveTransform(info)
-          const assets = store.assetsByIds(value)
-          return transform ? assets.map((asset) => withTransform(asset, transform)) : assets
-        }
-        // Craft's Table field normalises "no rows saved" to null.
-        if (kind === 'table') return Array.isArray(value) && value.length > 0 ? value : null
-        return value ?? null
-      }
-    }
+    // Craft's Table field normalises "no rows saved" to null.
+    if (kind === 'table') return Array.isArray(value) && value.length > 0 ? value : null
+    return value ?? null
   }
+}
 
+/** Resolvers on a type of the schema: its native fields' (`base`) and its custom fields'. */
+function attachResolvers(schema: GraphQLSchema, store: ContentStore, typeName: string, fields: readonly FieldDefinition[], base: Resolvers): void {
+  const type = schema.getType(typeName)
+  if (!(type instanceof GraphQLObjectType)) return
+  const typeFields = type.getFields()
+  for (const [name, resolve] of Object.entries(base)) {
+    const target = typeFields[name]
+    if (target) target.resolve = resolve as GraphQLFieldResolver<unknown, CmsContext>
+  }
+  for (const definition of fields) {
+    const target = typeFields[definition.handle]
+    if (target) target.resolve = customFieldResolver(store, definition) as GraphQLFieldResolver<unknown, CmsContext>
+  }
+}
+
+/** Craft's native entry fields, from what the store keeps of an entry. */
+function entryResolvers(store: ContentStore): Resolvers {
   // A draft's row number in Craft's `drafts` table: one per draft object, stable while the content is loaded.
   const draftIds = new WeakMap<StoredEntry, number>()
   let nextDraftId = 1
@@ -277,19 +292,19 @@ type Query {
     authorIds: (entry) => (entry.authorIds ?? []).map(Number),
     authors: (entry) => store.usersByIds(entry.authorIds),
   }
-  for (const entryType of model.entryTypes) {
-    attach(typeOfEntry(entryType.section, entryType.type), entryType.fields, entryBase as Record<string, GraphQLFieldResolver<never, CmsContext>>)
-  }
-  attach(globalSetType, model.globalSet.fields, {
-    id: ((set: StoredGlobalSet) => `global-${set.handle}`) as GraphQLFieldResolver<never, CmsContext>,
-  })
-  attach('User', [], {
-    fullName: ((user: StoredUser) => fullName(user)) as GraphQLFieldResolver<never, CmsContext>,
-    friendlyName: ((user: StoredUser) => user.firstName ?? user.username) as GraphQLFieldResolver<never, CmsContext>,
-    name: ((user: StoredUser) => fullName(user) ?? user.username) as GraphQLFieldResolver<never, CmsContext>,
-    uid: ((user: StoredUser) => `uid-user-${user.id}`) as GraphQLFieldResolver<never, CmsContext>,
-    status: (() => 'active') as GraphQLFieldResolver<never, CmsContext>,
-  })
+  return entryBase as Resolvers
+}
+
+const USER_RESOLVERS = {
+  fullName: ((user: StoredUser) => fullName(user)) as GraphQLFieldResolver<never, CmsContext>,
+  friendlyName: ((user: StoredUser) => user.firstName ?? user.username) as GraphQLFieldResolver<never, CmsContext>,
+  name: ((user: StoredUser) => fullName(user) ?? user.username) as GraphQLFieldResolver<never, CmsContext>,
+  uid: ((user: StoredUser) => `uid-user-${user.id}`) as GraphQLFieldResolver<never, CmsContext>,
+  status: (() => 'active') as GraphQLFieldResolver<never, CmsContext>,
+}
+
+/** An asset's `url`, `width` and `height` in the transform asked for (by argument or `@transform`), and its `srcset`. */
+function assetResolvers(assetUrl: (path: string) => string): Resolvers {
   type AssetResolver = GraphQLFieldResolver<TransformedAsset, CmsContext, TransformArgs>
   const url: AssetResolver = (asset, args, _ctx, info) => assetUrl(transformedPath(asset, effectiveTransform(asset, args, info)))
   const width: AssetResolver = (asset, args, _ctx, info) => transformedSize(asset, effectiveTransform(asset, args, info)).width
@@ -297,6 +312,31 @@ type Query {
   // Craft's srcset(sizes: ["480w", …]): the transforms that exist, in the asset's transform (its format), as a srcset attribute value.
   const srcset: GraphQLFieldResolver<TransformedAsset, CmsContext, { sizes: (string | null)[] }> = (asset, args) =>
     srcsetOf(asset, args.sizes, asset.appliedTransform, assetUrl)
-  attach(assetType, [], { url, width, height, srcset } as Record<string, GraphQLFieldResolver<never, CmsContext>>)
+  return { url, width, height, srcset } as Resolvers
+}
+
+/**
+ * A Craft compatible GraphQL schema over the content store: Craft's query
+ * arguments, its type names in the naming of the chosen major, its native
+ * fields (the author is a user) and its field shapes (a Table field without
+ * rows is null).
+ */
+export function createCmsSchema(store: ContentStore, options: CmsSchemaOptions): GraphQLSchema {
+  const { version } = options
+  const assetUrl = options.assetUrl ?? ((path: string) => path)
+  const model = createContentModel(store.site)
+  const names = typeNamesOf(version, model)
+  const schema = buildSchema(cmsSdl(version, model, names))
+  resolveQueries(schema, store)
+  resolveInterfaceTypes(schema, names)
+  const entryBase = entryResolvers(store)
+  for (const entryType of model.entryTypes) {
+    attachResolvers(schema, store, names.entry(entryType.section, entryType.type), entryType.fields, entryBase)
+  }
+  attachResolvers(schema, store, names.globalSet, model.globalSet.fields, {
+    id: ((set: StoredGlobalSet) => `global-${set.handle}`) as GraphQLFieldResolver<never, CmsContext>,
+  })
+  attachResolvers(schema, store, 'User', [], USER_RESOLVERS)
+  attachResolvers(schema, store, names.asset, [], assetResolvers(assetUrl))
   return schema
 }

@@ -15,7 +15,7 @@ import { RenderSigner } from '../../shared/render-signature.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { GiveUp, type RendererAnswer, exchange } from './render-exchange.ts'
-import { RendererUnavailableError } from '../errors.ts'
+import { NotARendererError, RendererDownError, RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
 /** A render: the whole page when it came with its length or within the commit window, else the stream of it; its trailers (the outcome) once it has ended. */
@@ -69,11 +69,6 @@ type CheckResult = 'passed' | 'failed' | 'unanswered' | 'stranger'
 
 /** Why a member is marked down: it hangs (its renders in flight are given up), or it is closing or gone (they are left to finish or fail by themselves). */
 type DownCause = 'hung' | 'closing'
-
-/** A render given up because its renderer was found hung meanwhile (a probe went unanswered, a render timed out): tried on the next member, or the stored page stands in. */
-export class RendererDownError extends Error {
-  readonly code = 'RENDERER_DOWN'
-}
 
 /** What the probes are scheduled on; tests drive their own. */
 export interface ProbeTimers {
@@ -155,11 +150,6 @@ function isClosingAnswer(statusCode: number, headers: RenderResponse['headers'])
  */
 export function fromRenderer(headers: RenderResponse['headers']): boolean {
   return headers[RENDERER_BUILD_HEADER] !== undefined || headers[CSP_NONCE_HEADER] !== undefined
-}
-
-/** An answer at a renderer's address that no renderer sent: that member is skipped, and the render goes to the next. */
-export class NotARendererError extends Error {
-  override name = 'NotARendererError'
 }
 
 /**

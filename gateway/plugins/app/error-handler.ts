@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isCodedUpstreamError } from '../../errors.ts'
+import { UpstreamError } from '../../errors.ts'
 import { errorAnswerOf, errorBody } from '../../../shared/errors.ts'
 import { sendError } from '../../http/error-answers.ts'
 import { CATCH_ALL_ROUTE, asksForPayload } from '../../routes/catch-all.ts'
@@ -14,7 +14,7 @@ import { CATCH_ALL_ROUTE, asksForPayload } from '../../routes/catch-all.ts'
  * say what happened: anything else could show the gateway's insides.
  */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { statusCode, code, message } = errorAnswerOf(error, request.log, isCodedUpstreamError)
+  const { statusCode, code, message } = errorAnswerOf(error, request.log, (told) => told instanceof UpstreamError)
   const page = request.routeOptions.url === CATCH_ALL_ROUTE ? !asksForPayload(request.url) : undefined
   if (statusCode >= 500 || page) return sendError(request, reply, statusCode, message, code, page)
   return reply.code(statusCode).send(errorBody(message, code))
