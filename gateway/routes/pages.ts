@@ -25,17 +25,45 @@ import { discard } from '../renderers/renderer-pool.ts'
  * once complete; a missing page is the one stored 404 page.
  */
 export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply, requested: SitePath) => Promise<FastifyReply> {
-  const policies = pagePolicies(app.config)
-  const refresh = new PageRefresh(app)
-  const cache = new CacheAnswers(app, refresh)
-  const flights = new PageFlights(app)
-  const renders = new RenderStage(app)
-  const redirects = new RedirectStage(app, flights, renders)
-  const store = new PageStore(app, policies)
-  const rendered = new RenderedAnswers(app, policies, store)
-  const admit = new AdmitStage(app, cache)
-  const notFound = new NotFoundStage(app, cache)
-  refresh.use({ redirects, flights, renders, store })
+  const pages = new PageSequence(app)
+  return (request, reply, requested) => pages.answer(request, reply, requested)
+}
+
+class PageSequence {
+  private readonly refresh: PageRefresh
+  private readonly cache: CacheAnswers
+  private readonly flights: PageFlights
+  private readonly renders: RenderStage
+  private readonly redirects: RedirectStage
+  private readonly rendered: RenderedAnswers
+  private readonly admit: AdmitStage
+  private readonly notFound: NotFoundStage
+
+  constructor(private readonly app: FastifyInstance) {
+    const policies = pagePolicies(app.config)
+    this.refresh = new PageRefresh(app)
+    this.cache = new CacheAnswers(app, this.refresh)
+    this.flights = new PageFlights(app)
+    this.renders = new RenderStage(app)
+    this.redirects = new RedirectStage(app, this.flights, this.renders)
+    const store = new PageStore(app, policies)
+    this.rendered = new RenderedAnswers(app, policies, store)
+    this.admit = new AdmitStage(app, this.cache)
+    this.notFound = new NotFoundStage(app, this.cache)
+    this.refresh.use({ redirects: this.redirects, flights: this.flights, renders: this.renders, store })
+  }
+
+  async answer(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<FastifyReply> {
+    const visit = await resolveVisit(this.app, request, reply, requested)
+    // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
+    if (visit.preview) this.admit.refused(visit, reply)
+    const redirect = await this.redirects.redirection(visit)
+    if (redirect) return reply.redirect(redirect.to, redirect.statusCode)
+    // A few misses per turn of the loop: the hits that arrive meanwhile are answered between them (admission/loop-turns.ts).
+    const turn = this.app.missTurns.turn()
+    if (turn !== undefined) await turn
+    return this.answerLive(visit, reply)
+  }
 
   /**
    * A live page from what is known or stored, else its render. A miss while
@@ -45,13 +73,14 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
    * waited on is slow, theirs would be too), else render themselves (it may
    * be one renderer that hangs).
    */
-  async function answerLive(visit: PageVisit, reply: FastifyReply): Promise<FastifyReply> {
+  private async answerLive(visit: PageVisit, reply: FastifyReply): Promise<FastifyReply> {
+    const { app, cache, flights } = this
     const until = performance.now() + app.config.cache.pageRenderWaitMs
     let mayWait = true
     let waited = false
     for (;;) {
       const missing = knownMissing(app, visit)
-      if (missing) return answerNotFound(visit, reply, missing)
+      if (missing) return this.answerNotFound(visit, reply, missing)
       const stored = cache.fromCache(visit, reply)
       if (stored) return stored
       const waiting = mayWait ? flights.wait(visit, until) : undefined
@@ -71,22 +100,22 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     // Asked before admission: a page from another gateway is no work.
     const shared = await flights.claim(visit, until)
     if (shared) return cache.sendStored(visit, reply, shared, 'HIT')
-    return admit.refused(visit, reply) ?? renderOrStale(visit, reply)
+    return this.admit.refused(visit, reply) ?? this.renderOrStale(visit, reply)
   }
 
   /** The rendered page, or a stale one when no renderer could render it (or it failed); without one, the Dutch 503 page (plugins/app/error-handler.ts). */
-  async function renderOrStale(visit: PageVisit, reply: FastifyReply): Promise<FastifyReply> {
-    const outcome = await renders.render(visit)
-    if (outcome.kind === 'page') return rendered.send(visit, reply, outcome.rendered)
+  private async renderOrStale(visit: PageVisit, reply: FastifyReply): Promise<FastifyReply> {
+    const outcome = await this.renders.render(visit)
+    if (outcome.kind === 'page') return this.rendered.send(visit, reply, outcome.rendered)
     if (outcome.kind === 'missing') {
       // The page's data says it is missing, as the payload cache now knows: the waiters find the stored 404 page (or its one render).
       visit.settleFlight({ kind: 'over' })
-      return answerNotFound(visit, reply, outcome.page.fields)
+      return this.answerNotFound(visit, reply, outcome.page.fields)
     }
     visit.settleFlight({ kind: 'failed', error: outcome.error })
-    const stale = cache.stale(visit, reply)
+    const stale = this.cache.stale(visit, reply)
     if (outcome.kind === 'error-page') {
-      if (!stale) return rendered.send(visit, reply, outcome.rendered)
+      if (!stale) return this.rendered.send(visit, reply, outcome.rendered)
       discard(outcome.rendered)
       return stale
     }
@@ -95,20 +124,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     return stale
   }
 
-  function answerNotFound(visit: PageVisit, reply: FastifyReply, fields: NotFoundFields): Promise<FastifyReply> {
+  private answerNotFound(visit: PageVisit, reply: FastifyReply, fields: NotFoundFields): Promise<FastifyReply> {
     // The one render of the 404 page is work like any other: a client over its budget gets a stored one or 429.
-    return notFound.answer(visit, reply, fields, async () => admit.refused(visit, reply) ?? renderOrStale(visit, reply))
-  }
-
-  return async (request, reply, requested) => {
-    const visit = await resolveVisit(app, request, reply, requested)
-    // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
-    if (visit.preview) admit.refused(visit, reply)
-    const redirect = await redirects.redirection(visit)
-    if (redirect) return reply.redirect(redirect.to, redirect.statusCode)
-    // A few misses per turn of the loop: the hits that arrive meanwhile are answered between them (admission/loop-turns.ts).
-    const turn = app.missTurns.turn()
-    if (turn !== undefined) await turn
-    return answerLive(visit, reply)
+    return this.notFound.answer(visit, reply, fields, async () => this.admit.refused(visit, reply) ?? this.renderOrStale(visit, reply))
   }
 }
