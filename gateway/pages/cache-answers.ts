@@ -39,7 +39,7 @@ export class CacheAnswers {
     if (!cached) {
       const release = visit.storable ? pageCache.claimRevalidation(cacheKey) : undefined
       if (release) visit.origin.onEnd(release)
-      visit.revalidating = release !== undefined
+      visit.revalidates(release !== undefined)
       return undefined
     }
     visit.abandonRender()

@@ -83,7 +83,7 @@ export class PageRefresh {
     const until = performance.now() + this.app.config.cache.pageRenderWaitMs
     const waited = await this.waitForOthers(visit, until)
     if (waited !== 'render') return waited === 'failed' ? new Error('the render it waited for failed') : undefined
-    visit.revalidating = true
+    visit.revalidates(true)
     if (await stages.flights.claim(visit, until)) return undefined
     // Admitted as a revalidation: charged to nobody, never refused.
     if (!this.app.renderers.noneUp()) this.app.admission.admitRender(visit.origin, true)
@@ -113,7 +113,7 @@ export class PageRefresh {
       const waiting = mayWait ? this.stages?.flights.wait(visit, until) : undefined
       if (!waiting) {
         // What this render stores must postdate the purges that came while it waited.
-        if (waited) visit.ticket = pageCache.ticket()
+        if (waited) visit.renewTicket(pageCache.ticket())
         return 'render'
       }
       const outcome = await waiting

@@ -42,7 +42,7 @@ export class PageStore {
     const storing = this.store(visit, rendered, headers, body)
     const { flight } = visit
     if (!flight) return storing ?? Promise.resolve()
-    visit.storing = true
+    visit.startStoring()
     const settle = (): void => flight.settle({ kind: this.app.pageCache.ticket() === visit.ticket ? 'over' : 'again' })
     if (!storing) {
       settle()

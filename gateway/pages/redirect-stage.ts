@@ -45,7 +45,7 @@ export class RedirectStage {
     const lookup = this.app.redirects.match(visit.url.path, visit.context, visit.origin.log)
     if ((await settledAtOnce(lookup)) !== PENDING) return lookup
     // Misses of one page that all find the rules unknown (a cold gateway, a purge of the redirects) start one render alongside, not one each.
-    if (!this.flights.coalesces(visit) || this.flights.lead(visit)) visit.rendering = this.renders.start(visit)
+    if (!this.flights.coalesces(visit) || this.flights.lead(visit)) visit.rendersAlongside(this.renders.start(visit))
     return lookup
   }
 }

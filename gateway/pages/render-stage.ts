@@ -34,12 +34,12 @@ export class RenderStage {
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
     if (context.preview && origin.livePreview) headers[LIVE_PREVIEW_HEADER] = '1'
     const path = `${url.rawPath}${url.search}`
-    visit.shows = undefined
+    visit.showsPreview(undefined)
     // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.
     if (app.renderers.noneUp()) return refusedAtOnce(new RendererUnavailableError())
     const started: Promise<RenderResponse | MissingPage> = app.config.renderWithPayload
       ? renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
-          visit.shows = prepared.showsPreview
+          visit.showsPreview(prepared.showsPreview)
           if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
           return app.admission.render(origin, () => app.renderers.render(path, headers, prepared.body))
         })
@@ -53,12 +53,12 @@ export class RenderStage {
     let rendered: RenderResponse | MissingPage
     try {
       rendered = await (visit.rendering ?? this.start(visit))
-      visit.rendering = undefined
+      visit.rendersAlongside(undefined)
       if (rendered instanceof MissingPage) return { kind: 'missing', page: rendered }
       if (await refusedCookie(this.app.content, visit.context, rendered.statusCode)) {
         visit.origin.log.info('the CMS refused the token cookie; dropped, the live page instead')
         discard(rendered)
-        visit.context = withSiteToken(visit.context, this.app.config.craftToken)
+        visit.useContext(withSiteToken(visit.context, this.app.config.craftToken))
         rendered = await this.start(visit)
         if (rendered instanceof MissingPage) return { kind: 'missing', page: rendered }
       }

@@ -96,7 +96,7 @@ class PageSequence {
       if (outcome.kind !== 'again') mayWait = false
     }
     // What this render stores must postdate the purges that came while it waited.
-    if (waited) visit.ticket = app.pageCache.ticket()
+    if (waited) visit.renewTicket(app.pageCache.ticket())
     // Asked before admission: a page from another gateway is no work.
     const shared = await flights.claim(visit, until)
     if (shared) return cache.sendStored(visit, reply, shared, 'HIT')

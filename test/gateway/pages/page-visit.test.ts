@@ -50,7 +50,7 @@ t.test('a leading visit settles its flight: as it says, else `again` when its an
   const third = flights.lead(storing.visit.cacheKey)
   if (!third) throw new Error('no lead')
   storing.visit.lead(third)
-  storing.visit.storing = true
+  storing.visit.startStoring()
   storing.end()
   await turn()
   t.same(settled, ['over', 'again'], 'a page being stored settles when stored, not when its answer closed')
