@@ -7,6 +7,18 @@ import type { RenderResponse } from '../renderers/renderer-pool.ts'
 import type { ConcurrencyGate } from './concurrency-gate.ts'
 import type { WorkBudget } from './work-budget.ts'
 
+/** Whose work it is: a request id its renderer's own requests carry, the client charged, and the end of its answer. */
+export interface WorkCaller {
+  id: string
+  client: string
+  onEnd(done: () => void): void
+}
+
+/** A request's work, which ends when its response closes. */
+export function callerOf(request: FastifyRequest, reply: FastifyReply): WorkCaller {
+  return { id: request.id, client: request.client, onEnd: (done) => reply.raw.once('close', done) }
+}
+
 /** What a client's request was told: admitted with its work charged, or refused (over budget). */
 export type ClientOutcome = 'admitted' | 'refused'
 
@@ -58,12 +70,12 @@ export class Admission {
    * which any visitor may happen to trigger). Undefined when admitted, else
    * the seconds until the client may ask again.
    */
-  admitRender(request: FastifyRequest, reply: FastifyReply, revalidation: boolean): number | undefined {
+  admitRender(caller: WorkCaller, revalidation: boolean): number | undefined {
     if (!revalidation) {
-      const refused = this.budget.take(request.client)
+      const refused = this.budget.take(caller.client)
       if (refused !== undefined) return this.refuse(refused)
     }
-    this.open(request, reply, { client: request.client, free: revalidation, payloadsFree: PAYLOADS_PER_RENDER })
+    this.open(caller, { client: caller.client, free: revalidation, payloadsFree: PAYLOADS_PER_RENDER })
     this.onClient('admitted')
     return undefined
   }
@@ -85,7 +97,7 @@ export class Admission {
     const client = render?.client ?? request.client
     const refused = this.budget.refused(client)
     if (refused !== undefined) return this.refuse(refused)
-    if (!render) this.open(request, reply, { client, free: false, payloadsFree: 0 })
+    if (!render) this.open(callerOf(request, reply), { client, free: false, payloadsFree: 0 })
     this.onClient('admitted')
     return undefined
   }
@@ -102,8 +114,8 @@ export class Admission {
    * redirect lookup that had to ask the CMS) has its request's account all
    * the same: the renderer's own payload requests are never its address's.
    */
-  async render(request: FastifyRequest, reply: FastifyReply, start: () => Promise<RenderResponse>): Promise<RenderResponse> {
-    if (!this.accounts.has(request.id)) this.open(request, reply, { client: request.client, free: false, payloadsFree: PAYLOADS_PER_RENDER })
+  async render(caller: WorkCaller, start: () => Promise<RenderResponse>): Promise<RenderResponse> {
+    if (!this.accounts.has(caller.id)) this.open(caller, { client: caller.client, free: false, payloadsFree: PAYLOADS_PER_RENDER })
     const release = await this.renders.enter()
     let rendered: RenderResponse
     try {
@@ -122,17 +134,17 @@ export class Admission {
     return retryAfterSeconds
   }
 
-  private open(request: FastifyRequest, reply: FastifyReply, account: Omit<Account, 'open'>): void {
-    const known = this.accounts.get(request.id)
+  private open(caller: WorkCaller, account: Omit<Account, 'open'>): void {
+    const known = this.accounts.get(caller.id)
     if (known) {
       known.open++
       // The page's admission decides what its render costs, also after the render began.
       known.free = account.free
       known.payloadsFree = Math.max(known.payloadsFree, account.payloadsFree)
-    } else this.accounts.set(request.id, { ...account, open: 1 })
-    reply.raw.once('close', () => {
-      const current = this.accounts.get(request.id)
-      if (current && --current.open === 0) this.accounts.delete(request.id)
+    } else this.accounts.set(caller.id, { ...account, open: 1 })
+    caller.onEnd(() => {
+      const current = this.accounts.get(caller.id)
+      if (current && --current.open === 0) this.accounts.delete(caller.id)
     })
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { PAYLOAD_UNAVAILABLE_MESSAGE } from '../../shared/constants.ts'
 import { errorPayload } from '../../shared/payload.ts'
 import { encodeRenderRequest } from '../../shared/render-request.ts'
@@ -24,7 +24,7 @@ export interface PreparedRender {
  * too when it is at hand at once. Data still on its way is left to the
  * renderer, which asks for it and streams it in when it comes.
  */
-export async function renderRequest(app: FastifyInstance, request: FastifyRequest, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
+export async function renderRequest(app: FastifyInstance, request: { id: string; log: FastifyBaseLogger }, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
   const pageKey = `${url.rawPath}${url.search}`
   // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice;
   // nor is a kept render request's data, which is only reused while the cache holds it fresh.

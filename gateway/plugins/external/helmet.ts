@@ -37,6 +37,9 @@ export function helmetHeaders(options: Readonly<HelmetOptions>): Record<string, 
   return headers
 }
 
+/** helmet's headers of every answer: a page the gateway renders for itself (pages/page-refresh.ts) is stored with them too. */
+export const HELMET_HEADERS: Readonly<Record<string, string>> = Object.freeze(helmetHeaders(OPTIONS))
+
 /**
  * helmet's security headers on every answer; what it leaves out is set by
  * plugins/app/security-headers.ts. @fastify/helmet built helmet's middleware
@@ -45,9 +48,8 @@ export function helmetHeaders(options: Readonly<HelmetOptions>): Record<string, 
  * here, and one callback hook sets them.
  */
 async function helmetPlugin(app: FastifyInstance): Promise<void> {
-  const headers = helmetHeaders(OPTIONS)
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers)
+    reply.headers(HELMET_HEADERS)
     done()
   })
 }

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify'
+import type { RedirectRule } from '../../shared/build-meta.ts'
+import { localLocation } from '../../shared/local-location.ts'
+import type { PageFlights } from './page-flights.ts'
+import type { PageVisit } from './page-visit.ts'
+import type { RenderStage } from './render-stage.ts'
+import { UNDECIDED } from './redirects.ts'
+import { PENDING, settledAtOnce } from './settled-at-once.ts'
+
+/** Where a visit goes instead of its page: the location and status of a redirect rule. */
+export interface Redirection {
+  to: string
+  statusCode: number
+}
+
+/**
+ * The redirect stage: a rule for the visit's path, from the route's
+ * configuration or the CMS. Rules at hand (cached) decide before any render
+ * starts; when the CMS must be asked, the render starts alongside, so a slow
+ * CMS costs the page one upstream timeout, not two in a row.
+ */
+export class RedirectStage {
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly flights: PageFlights,
+    private readonly renders: RenderStage,
+  ) {}
+
+  /** The redirect to answer with, if a rule takes the path; the render started alongside is then dropped, and so is a page stored before the rule came. */
+  async redirection(visit: PageVisit): Promise<Redirection | undefined> {
+    const atOnce = visit.preview ? UNDECIDED : this.app.redirects.matchAtOnce(visit.url.path)
+    const rule = atOnce === UNDECIDED ? await this.lookUp(visit) : atOnce
+    if (!rule) return undefined
+    // Decided on what is sent: a path of this site as one `/` and a page, and never the address asked for (a loop).
+    const to = rule.to.startsWith('/') ? localLocation(rule.to) : rule.to
+    if (to === visit.origin.address) return undefined
+    visit.abandonRender()
+    // A page stored before the rule came is not served past its TTL while the path redirects.
+    if (visit.useCache) this.app.pageCache.drop(visit.cacheKey)
+    return { to, statusCode: rule.statusCode }
+  }
+
+  /** The rule from the cache or the CMS, the render started alongside when the CMS must be asked. */
+  private async lookUp(visit: PageVisit): Promise<RedirectRule | undefined> {
+    const lookup = this.app.redirects.match(visit.url.path, visit.context, visit.origin.log)
+    if ((await settledAtOnce(lookup)) !== PENDING) return lookup
+    // Misses of one page that all find the rules unknown (a cold gateway, a purge of the redirects) start one render alongside, not one each.
+    if (!this.flights.coalesces(visit) || this.flights.lead(visit)) visit.rendersAlongside(this.renders.start(visit))
+    return lookup
+  }
+}
