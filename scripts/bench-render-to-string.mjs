@@ -18,10 +18,10 @@ import { renderToString } from 'react-dom/server'
 import { decodeRenderRequest } from '../shared/render-request.ts'
 import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
 import { loadRendererConfig } from '../renderer/config.ts'
-import { Document } from '../renderer/document.tsx'
-import { readInlineStylesheet } from '../renderer/inline-stylesheet.ts'
-import { NO_PAGE_PRELOADS, preloadsFor, readModulePreloads } from '../renderer/module-preloads.ts'
-import { resolvedDeferred } from '../renderer/screens/types.ts'
+import { Document } from '../renderer/server/document.tsx'
+import { readInlineStylesheet } from '../renderer/server/inline-stylesheet.ts'
+import { NO_PAGE_PRELOADS, preloadsFor, readModulePreloads } from '../renderer/server/module-preloads.ts'
+import { resolvedDeferred } from '../renderer/app/screens/types.ts'
 
 const config = loadRendererConfig()
 const buildFile = join(config.distDir, 'build.json')

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
-import { modulePreloadsOf, preloadsFor } from '../renderer/module-preloads.ts'
+import { modulePreloadsOf, preloadsFor } from '../renderer/server/module-preloads.ts'
 
 /** Issue 34's budget for what loads before the first paint: at most 30 KB (30,000 bytes) gzip. */
 export const BEFORE_PAINT_JS_BUDGET_GZIP_BYTES = 30_000
