@@ -2,6 +2,7 @@ import { Agent, request } from 'undici'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
 import { PAYLOAD_PART_PARAM, payloadPathOf } from '../../shared/payload.ts'
+import { GatewayUnavailableError } from '../errors.ts'
 
 export interface PayloadCall {
   /** Page path as requested, e.g. `/over-ons`. */
@@ -27,11 +28,6 @@ function gatewayAddress(gatewayUrl: URL, pathname: string, search = ''): URL {
   url.pathname = pathname
   url.search = search
   return url
-}
-
-export class GatewayUnavailableError extends Error {
-  override name = 'GatewayUnavailableError'
-  readonly statusCode = 502
 }
 
 /** The renderer's one connection to the world: payloads from the gateway, kept alive. */
