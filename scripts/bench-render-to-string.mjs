@@ -1,7 +1,7 @@
 // The bench's scenario 4r: the ceiling of the renderer alone (4a). A bare
 // Fastify route that renders the home page with React's renderToString, from
 // the same element tree with the same props as the renderer's renderComplete
-// (renderer/render.tsx): the Document of the render request in
+// (renderer/server/render.tsx): the Document of the render request in
 // RENDER_REQUEST_FILE (the one 4a posts), its rich text cleaned and its
 // props made once at start, so each request is only the render and the send.
 // What 4a does beyond it (reading and checking the request, parsing the

@@ -19,7 +19,7 @@ export interface ClientConfig {
   /** Live preview updates over graphql-transport-ws, when configured. */
   graphqlWsUrl?: string
   /**
-   * The chunks the page needs to hydrate (renderer/module-preloads.ts): the
+   * The chunks the page needs to hydrate (renderer/server/module-preloads.ts): the
    * entry has the browser fetch them all at once, but only after the first
    * paint, so nothing the first screen does not use is fetched before it.
    */

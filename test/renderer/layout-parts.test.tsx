@@ -10,7 +10,7 @@ import { startSystem } from '../helpers/system.ts'
 
 /**
  * The header, damage bar and footer are rendered once per site settings and
- * menu state and their HTML reused (renderer/layout-parts.tsx): a page must
+ * menu state and their HTML reused (renderer/server/layout-parts.tsx): a page must
  * come out byte for byte as React writes it whole, or the browser's hydration
  * finds another page than it renders (a menu link current on the wrong page).
  */

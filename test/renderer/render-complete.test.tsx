@@ -12,7 +12,7 @@ import { startSystem } from '../helpers/system.ts'
 
 /**
  * A page rendered whole gets its inline stylesheet and its payload's JSON
- * as bytes joined after React's render (renderer/render.tsx, filledSlots):
+ * as bytes joined after React's render (renderer/server/render.tsx, filledSlots):
  * the page must be the one React writes with both in place, byte for byte.
  */
 function capturingReply(): { reply: FastifyReply; sent: () => Buffer | undefined; headers: Record<string, string> } {

@@ -9,7 +9,7 @@ import { FALLBACK_COMPANY_NAME, SiteLink, SiteNavLink, useSite } from './site-co
 /**
  * The inner HTML of the layout's parts that do not depend on the page
  * (header, damage bar, footer), rendered once per site settings and menu
- * state by the server and reused (renderer/layout-parts.tsx); each part
+ * state by the server and reused (renderer/server/layout-parts.tsx); each part
  * keeps its own element, written by React, with the stored HTML inside it.
  * It is the HTML React writes for the part's children, so the browser
  * hydrates it as it hydrates any page. Null in the browser and while the

@@ -24,7 +24,7 @@ import { FALLBACK_COMPANY_NAME } from './site-context.tsx'
 /**
  * The page's JSON-LD, type and script-safe JSON of each item: on the server
  * made once per payload object, which the renderer reuses for as long as it
- * keeps a page's render data (renderer/kept-render-data.ts). The browser makes
+ * keeps a page's render data (renderer/server/kept-render-data.ts). The browser makes
  * them afresh: its payloads are its own to change.
  */
 const structuredScriptsOf = new WeakMap<PagePayload, [string, string][]>()
