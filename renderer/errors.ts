@@ -10,6 +10,12 @@ export const NotFoundError = createError('NOT_FOUND', 'Not found', 404)
 /** A reference to render data this renderer does not keep (never had it, evicted, restarted): the gateway sends the body instead. */
 export const RenderDataUnknownError = createError(RENDER_DATA_UNKNOWN, 'The render data this reference names is not kept here', RENDER_DATA_UNKNOWN_STATUS)
 
+/** No payload from the gateway (unreachable, or an answer that is none): the page becomes its 502 error page. */
+export class GatewayUnavailableError extends Error {
+  override name = 'GatewayUnavailableError'
+  readonly statusCode = 502
+}
+
 /**
  * The renderer's one error answer (its error handler, and its router's for
  * what it cannot route): JSON in the gateway's shape, the coded error's

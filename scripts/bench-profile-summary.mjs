@@ -195,16 +195,16 @@ const STEPS = {
     { step: 'the page route (rest of pages.ts)', match: files(/^gateway\/routes\/pages\.ts$/) },
   ],
   renderer: [
-    { step: 'React render (renderToString / stream)', match: [...files(/^node_modules\/react(-dom)?\//, /^renderer\/(components|screens|app-root|document|structured-data|module-preloads)/), { file: /^renderer\/render\.tsx$/, fn: /^(documentOf)$/ }] },
+    { step: 'React render (renderToString / stream)', match: [...files(/^node_modules\/react(-dom)?\//, /^renderer\/app\//, /^renderer\/server\/(document|module-preloads)/), { file: /^renderer\/server\/render\.tsx$/, fn: /^(documentOf)$/ }] },
     {
       step: 'request body: read, signature check, split and JSON.parse',
       match: files(/^shared\/render-request\.ts$/, /^shared\/render-signature\.ts$/, /^node_modules\/fastify\/lib\/content-type-parser\.js$/, /^node_modules\/secure-json-parse\//, /^shared\/script-json\.ts$/),
     },
     { step: 'rich text cleaning (walk and sanitiser memo)', match: files(/^shared\/rich-text-sanitizer\.ts$/, /^node_modules\/sanitize-html\//, /^node_modules\/lru-cache\//) },
     { step: 'logging and metrics', match: LOGGING_METRICS },
-    { step: 'headers: startReply, setHeader/writeHead', match: [{ file: /^renderer\/render\.tsx$/, fn: /^startReply$/ }, ...HEADERS] },
+    { step: 'headers: startReply, setHeader/writeHead', match: [{ file: /^renderer\/server\/render\.tsx$/, fn: /^startReply$/ }, ...HEADERS] },
     { step: 'sending the page: reply.send (onSend, socket write)', match: SENDING },
-    { step: 'the render route (rest of app.ts and render.tsx)', match: files(/^renderer\/app\.ts$/, /^renderer\/render\.tsx$/) },
+    { step: 'the render route (rest of app.ts and render.tsx)', match: files(/^renderer\/server\/app\.ts$/, /^renderer\/server\/render\.tsx$/) },
   ],
 }
 

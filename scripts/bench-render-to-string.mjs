@@ -1,7 +1,7 @@
 // The bench's scenario 4r: the ceiling of the renderer alone (4a). A bare
 // Fastify route that renders the home page with React's renderToString, from
 // the same element tree with the same props as the renderer's renderComplete
-// (renderer/render.tsx): the Document of the render request in
+// (renderer/server/render.tsx): the Document of the render request in
 // RENDER_REQUEST_FILE (the one 4a posts), its rich text cleaned and its
 // props made once at start, so each request is only the render and the send.
 // What 4a does beyond it (reading and checking the request, parsing the
@@ -18,10 +18,10 @@ import { renderToString } from 'react-dom/server'
 import { decodeRenderRequest } from '../shared/render-request.ts'
 import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
 import { loadRendererConfig } from '../renderer/config.ts'
-import { Document } from '../renderer/document.tsx'
-import { readInlineStylesheet } from '../renderer/inline-stylesheet.ts'
-import { NO_PAGE_PRELOADS, preloadsFor, readModulePreloads } from '../renderer/module-preloads.ts'
-import { resolvedDeferred } from '../renderer/screens/types.ts'
+import { Document } from '../renderer/server/document.tsx'
+import { readInlineStylesheet } from '../renderer/server/inline-stylesheet.ts'
+import { NO_PAGE_PRELOADS, preloadsFor, readModulePreloads } from '../renderer/server/module-preloads.ts'
+import { resolvedDeferred } from '../renderer/app/screens/types.ts'
 
 const config = loadRendererConfig()
 const buildFile = join(config.distDir, 'build.json')

@@ -9,6 +9,8 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { transformSync } from 'esbuild'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+/** Each service's entry, built to dist/<name>.js (the containers and scripts run those names). */
+const SERVER_ENTRIES = { gateway: 'gateway/server.ts', renderer: 'renderer/server/server.ts' }
 const CLIENT_ENTRY = 'renderer/client/entry.tsx'
 /** Craft's live preview's own entry (iframe-resizer's child, the kept scroll position): named by a page only in live preview. */
 const LIVE_PREVIEW_ENTRY = 'renderer/client/live-preview.ts'
@@ -28,7 +30,7 @@ export function serverBuildOptions(services, { dev, outdir }) {
   const bundledIntoServer = new Set(['react', 'react-dom', 'react-router-dom'])
   return {
     absWorkingDir: ROOT,
-    entryPoints: Object.fromEntries(services.map((name) => [name, join(ROOT, name, 'server.ts')])),
+    entryPoints: Object.fromEntries(services.map((name) => [name, join(ROOT, SERVER_ENTRIES[name])])),
     outdir,
     bundle: true,
     platform: 'node',

@@ -1,5 +1,5 @@
 // The JavaScript a visitor's browser loads on a first visit of the home page,
-// as built in dist/, in two counts (renderer/module-preloads.ts lists both):
+// as built in dist/, in two counts (renderer/server/module-preloads.ts lists both):
 // - before the first paint: the entry and its static imports, which the
 //   page's head preloads;
 // - the whole first visit: those, then the chunks the entry loads once the
@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
-import { modulePreloadsOf, preloadsFor } from '../renderer/module-preloads.ts'
+import { modulePreloadsOf, preloadsFor } from '../renderer/server/module-preloads.ts'
 
 /** Issue 34's budget for what loads before the first paint: at most 30 KB (30,000 bytes) gzip. */
 export const BEFORE_PAINT_JS_BUDGET_GZIP_BYTES = 30_000
@@ -32,7 +32,7 @@ function weigh(root, urls) {
 
 /**
  * The build in `root`/dist, by the renderer's own list of what the home page
- * preloads (renderer/module-preloads.ts), so this counts exactly what the
+ * preloads (renderer/server/module-preloads.ts), so this counts exactly what the
  * browser fetches: the whole first visit, with `beforePaint` the part that
  * loads before the first paint.
  */

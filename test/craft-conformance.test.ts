@@ -78,7 +78,7 @@ t.test('every interface field the documents select is in Craft’s interface tab
       for (const document of Object.values(createOperations(site, version))) for (const field of interfaceSelections(schema, document)) selected.add(field)
     }
   }
-  // isDraft, revisionId and status: what a preview shows (renderer/preview-bar.tsx), documented in both majors.
+  // isDraft, revisionId and status: what a preview shows (renderer/server/preview-bar.tsx), documented in both majors.
   for (const expected of ['EntryInterface.typeHandle', 'EntryInterface.author', 'UserInterface.fullName', 'AssetInterface.srcset', 'AssetInterface.alt', 'EntryInterface.isDraft', 'EntryInterface.revisionId', 'EntryInterface.status']) {
     t.ok(selected.has(expected), `the walk sees ${expected}`)
   }

@@ -16,10 +16,10 @@ import { startSystem } from './helpers/system.ts'
 import { eventData } from './helpers/event-stream.ts'
 
 const HEADING = '#footer-contact'
-const LAYOUT = 'renderer/components/layout.tsx'
+const LAYOUT = 'renderer/app/components/layout.tsx'
 const BUILDS_ROUTE = 'gateway/routes/builds.ts'
 /** In the renderer's bundle and not the browser's. */
-const SERVER_ONLY = 'renderer/render.tsx'
+const SERVER_ONLY = 'renderer/server/render.tsx'
 const SERVER_ONLY_LINE = "const DOCTYPE = '<!DOCTYPE html>'"
 /** In the browser's bundle and not the renderer's. */
 const CLIENT_ONLY = 'renderer/client/entry.tsx'

@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server'
 import t from 'tap'
 import { request } from 'undici'
-import { TopicalScreen } from '../renderer/screens/topical-screen.tsx'
+import { TopicalScreen } from '../renderer/app/screens/topical-screen.tsx'
 import { ARTICLES_PER_PAGE } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { decodeEntities } from './helpers/html.ts'

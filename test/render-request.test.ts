@@ -1,7 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { payloadJson } from '../gateway/payload/payload-json.ts'
-import { DEFERRED_SCRIPT_ID } from '../renderer/document-ids.ts'
+import { DEFERRED_SCRIPT_ID } from '../renderer/app/document-ids.ts'
 import { PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-request.ts'

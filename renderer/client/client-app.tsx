@@ -1,13 +1,13 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { type Location, type NavigateFunction, NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
 import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
-import { SiteRoutes, screenOfPath } from '../app-root.tsx'
-import { ROOT_ID } from '../document-ids.ts'
-import { LoadingContext } from '../components/loading-state.tsx'
-import { ROUTER_LINKS, isPagePath } from '../components/router-links.tsx'
-import type { ScreenRegistry } from '../screens/registry.ts'
-import type { DeferredData } from '../screens/types.ts'
+import { SiteRoutes, screenOfPath } from '../app/app-root.tsx'
+import { ROOT_ID } from '../app/document-ids.ts'
+import { LoadingContext } from '../app/components/loading-state.tsx'
+import { ROUTER_LINKS, isPagePath } from '../app/components/router-links.tsx'
+import type { ScreenRegistry } from '../app/screens/registry.ts'
+import type { DeferredData } from '../app/screens/types.ts'
 import type { BuildWatcher } from './build-watcher.ts'
 import { LoadingIndicator } from './loading-indicator.ts'
 import type { PayloadLoader } from './payload-loader.ts'
@@ -93,7 +93,8 @@ function failurePayload(path: string, fullPath: string, previous: PagePayload, m
  * shown; links navigate on the client, payloads load from the gateway and
  * are prefetched on hover, focus and touch.
  */
-export function ClientApp({ initial, deferred, screens, loader, builds, screenLoader, screenModules, live }: ClientAppProps) {
+export function ClientApp(props: ClientAppProps) {
+  const { initial, deferred, screens, loader, live } = props
   const location = useLocation()
   const navigate = useNavigate()
   const locationKey = `${location.pathname}${location.search}`
@@ -108,10 +109,32 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
     document.getElementById(ROOT_ID)?.setAttribute('data-hydrated', 'true')
   }, [])
   useEffect(() => scroll.listen(), [scroll])
+  useLocationViews(props, location, navigationType, view, setView, indicator, scroll)
+  useLiveRefresh(live, loader, view, setView)
+  useSiteLinks(props, navigate)
 
-  // A location the view does not show yet: load its payload and its screen's code, then show it.
+  const onShown = useCallback((shownView: View) => {
+    shown.current = shownView
+  }, [])
+
+  return (
+    <LoadingContext.Provider value={indicator}>
+      <RenderErrorBoundary resetKey={view} fallback={() => <FailedPage view={view} shown={shown.current} screens={screens} scroll={scroll} />}>
+        <Page view={view} screens={screens} scroll={scroll} onShown={onShown} />
+      </RenderErrorBoundary>
+    </LoadingContext.Provider>
+  )
+}
+
+/**
+ * A location the view does not show yet: load its payload and its screen's
+ * code, then show it. (Arguments in place, not an object: every byte of this
+ * is in a visitor's first load.)
+ */
+function useLocationViews(props: ClientAppProps, location: Location, navigationType: NavigationType, view: View, setView: ViewSetter, indicator: LoadingIndicator, scroll: ScrollPositions): void {
+  const locationKey = `${location.pathname}${location.search}`
   useEffect(() => {
-    const { pathname, search, hash, key: entry } = location
+    const { pathname, hash, key: entry } = location
     const restore = navigationType === NavigationType.Pop
     if (locationKey === view.key) {
       // Another entry of the page on screen (a #fragment): nothing to load; back to one, the position it was left at. Not
@@ -121,64 +144,93 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       }
       return
     }
-    // Back and forward after a new deployment load the page from the server too, like a click.
-    if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
-    // Where the last client navigation was slower than this page's fresh load, the server's page is quicker: a full load.
-    if (!isBot() && fullLoadIsQuicker() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return
+    if (loadsFromServer(location, navigationType, props.builds)) return
     // The screen's code with the payload, at once: its chunk and the chunk's imports as module preloads, and the chunk imported.
     const screen = screenOfPath(pathname)
-    if (screen && !screens[screen]) {
-      preloadScreen(screenModules, screen)
-      loadScreen(screenLoader, screens, screen).catch(() => undefined)
+    if (screen && !props.screens[screen]) {
+      preloadScreen(props.screenModules, screen)
+      loadScreen(props.screenLoader, props.screens, screen).catch(() => undefined)
     }
-    let cancelled = false
-    let settled = false
-    const started = performance.now()
-    indicator.start()
-    loader
-      .load(pathname, search)
-      .then(async (payload) => {
-        if (payload.screen !== 'error') await loadScreen(screenLoader, screens, payload.screen)
-        return payload
-      })
-      .then(
-        (payload) => {
-          settled = true
-          if (cancelled) return
-          indicator.finish()
-          recordNavigation(performance.now() - started)
-          scroll.record()
-          setView({ payload, deferred: null, key: locationKey, hash, entry, navigated: true, restore })
-        },
-        (error: unknown) => {
-          settled = true
-          if (cancelled) return
-          indicator.finish({ error: true })
-          console.error('[navigation] failed', error)
-          if ((error as { chunk?: boolean }).chunk) {
-            guardedFullLoad(`${pathname}${search}${hash}`, pathname)
-            return
-          }
-          if (isBot()) return
-          scroll.record()
-          setView({
-            payload: failurePayload(pathname, `${pathname}${search}`, view.payload, 'De pagina kon niet worden geladen.'),
-            deferred: null,
-            key: locationKey,
-            hash,
-            entry,
-            navigated: true,
-          })
-        },
-      )
-    return () => {
-      cancelled = true
-      // Left before it loaded (back to the page on screen, say): the bar stops; a next navigation starts it again.
-      if (!settled) indicator.finish()
-    }
+    return loadView(props, indicator, scroll, location, restore, view.payload, setView)
   }, [locationKey, location.key])
+}
 
-  // Live preview: when the CMS says content changed, show the current page's fresh payload.
+type ViewSetter = Dispatch<SetStateAction<View>>
+
+/** Whether the location is left to a full load from the server (true: it has started). */
+function loadsFromServer({ pathname, search, hash }: Location, navigationType: NavigationType, builds: BuildWatcher): boolean {
+  // Back and forward after a new deployment load the page from the server too, like a click.
+  if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return true
+  // Where the last client navigation was slower than this page's fresh load, the server's page is quicker: a full load.
+  if (!isBot() && fullLoadIsQuicker() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return true
+  return false
+}
+
+/**
+ * Loads the location's payload and screen and shows them, or the failure
+ * (made from `previous`, the payload on screen when it started); the
+ * returned function cancels it.
+ */
+function loadView(
+  { loader, screens, screenLoader }: ClientAppProps,
+  indicator: LoadingIndicator,
+  scroll: ScrollPositions,
+  location: Location,
+  restore: boolean,
+  previous: PagePayload,
+  setView: ViewSetter,
+): () => void {
+  const { pathname, search, hash, key: entry } = location
+  const locationKey = `${pathname}${search}`
+  let cancelled = false
+  let settled = false
+  const started = performance.now()
+  indicator.start()
+  loader
+    .load(pathname, search)
+    .then(async (payload) => {
+      if (payload.screen !== 'error') await loadScreen(screenLoader, screens, payload.screen)
+      return payload
+    })
+    .then(
+      (payload) => {
+        settled = true
+        if (cancelled) return
+        indicator.finish()
+        recordNavigation(performance.now() - started)
+        scroll.record()
+        setView({ payload, deferred: null, key: locationKey, hash, entry, navigated: true, restore })
+      },
+      (error: unknown) => {
+        settled = true
+        if (cancelled) return
+        indicator.finish({ error: true })
+        console.error('[navigation] failed', error)
+        if ((error as { chunk?: boolean }).chunk) {
+          guardedFullLoad(`${pathname}${search}${hash}`, pathname)
+          return
+        }
+        if (isBot()) return
+        scroll.record()
+        setView({
+          payload: failurePayload(pathname, `${pathname}${search}`, previous, 'De pagina kon niet worden geladen.'),
+          deferred: null,
+          key: locationKey,
+          hash,
+          entry,
+          navigated: true,
+        })
+      },
+    )
+  return () => {
+    cancelled = true
+    // Left before it loaded (back to the page on screen, say): the bar stops; a next navigation starts it again.
+    if (!settled) indicator.finish()
+  }
+}
+
+/** Live preview: when the CMS says content changed, show the current page's fresh payload. */
+function useLiveRefresh(live: ClientAppProps['live'], loader: PayloadLoader, view: View, setView: ViewSetter): void {
   const current = useRef(view)
   current.current = view
   const token = live?.token()
@@ -205,33 +257,11 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       stop?.()
     }
   }, [live?.url, token, loader])
+}
 
-  // Before any link acts on a click, react-router's <Link> included (it leaves a click whose default is prevented): a
-  // redirect of the build's rules is followed instead, and once a newer build is live the page is loaded from the server.
-  const onClickCapture = useCallback(
-    (event: MouseEvent) => {
-      if (!isPlainClick(event)) return
-      const link = internalLink(event)
-      if (!link) return
-      const { url } = link
-      const rule = builds.redirectFor(url.pathname)
-      if (rule && /^https?:\/\//.test(rule.to)) {
-        event.preventDefault()
-        window.location.assign(rule.to)
-        return
-      }
-      if (builds.outdated() && guardedFullLoad(pathOf(url), url.pathname)) {
-        event.preventDefault()
-        return
-      }
-      if (rule) {
-        event.preventDefault()
-        navigate(rule.to)
-      }
-    },
-    [builds, navigate],
-  )
-
+/** The document's listeners for links to pages of the site: redirects, full loads, plain links, and prefetch on intent. */
+function useSiteLinks({ builds, loader, screens, screenModules }: ClientAppProps, navigate: NavigateFunction): void {
+  const onClickCapture = useCallback((event: MouseEvent) => beforeLinkActs(event, builds, navigate), [builds, navigate])
   // A plain <a> to a page of the site (in an entry's rich text, say), which no <Link> has handled: navigates as one would.
   const onClick = useCallback(
     (event: MouseEvent) => {
@@ -243,19 +273,7 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
     },
     [navigate],
   )
-
-  const onIntent = useCallback(
-    (event: Event) => {
-      const link = internalLink(event)
-      if (!link) return
-      const { url } = link
-      if (url.pathname === window.location.pathname && url.search === window.location.search) return
-      loader.prefetch(url.pathname, url.search)
-      const screen = screenOfPath(url.pathname)
-      if (screen && !screens[screen]) preloadScreen(screenModules, screen)
-    },
-    [loader, screens, screenModules],
-  )
+  const onIntent = useCallback((event: Event) => prefetchLink(event, loader, screens, screenModules), [loader, screens, screenModules])
 
   useEffect(() => {
     document.addEventListener('click', onClickCapture, { capture: true })
@@ -271,18 +289,42 @@ export function ClientApp({ initial, deferred, screens, loader, builds, screenLo
       document.removeEventListener('touchstart', onIntent)
     }
   }, [onClickCapture, onClick, onIntent])
+}
 
-  const onShown = useCallback((shownView: View) => {
-    shown.current = shownView
-  }, [])
+/**
+ * Before any link acts on a click, react-router's <Link> included (it leaves a click whose default is prevented): a
+ * redirect of the build's rules is followed instead, and once a newer build is live the page is loaded from the server.
+ */
+function beforeLinkActs(event: MouseEvent, builds: BuildWatcher, navigate: NavigateFunction): void {
+  if (!isPlainClick(event)) return
+  const link = internalLink(event)
+  if (!link) return
+  const { url } = link
+  const rule = builds.redirectFor(url.pathname)
+  if (rule && /^https?:\/\//.test(rule.to)) {
+    event.preventDefault()
+    window.location.assign(rule.to)
+    return
+  }
+  if (builds.outdated() && guardedFullLoad(pathOf(url), url.pathname)) {
+    event.preventDefault()
+    return
+  }
+  if (rule) {
+    event.preventDefault()
+    navigate(rule.to)
+  }
+}
 
-  return (
-    <LoadingContext.Provider value={indicator}>
-      <RenderErrorBoundary resetKey={view} fallback={() => <FailedPage view={view} shown={shown.current} screens={screens} scroll={scroll} />}>
-        <Page view={view} screens={screens} scroll={scroll} onShown={onShown} />
-      </RenderErrorBoundary>
-    </LoadingContext.Provider>
-  )
+/** Hover, focus or touch on a link to another page of the site: its payload, and its screen's code, fetched ahead. */
+function prefetchLink(event: Event, loader: PayloadLoader, screens: ScreenRegistry, screenModules: ScreenModules | undefined): void {
+  const link = internalLink(event)
+  if (!link) return
+  const { url } = link
+  if (url.pathname === window.location.pathname && url.search === window.location.search) return
+  loader.prefetch(url.pathname, url.search)
+  const screen = screenOfPath(url.pathname)
+  if (screen && !screens[screen]) preloadScreen(screenModules, screen)
 }
 
 interface PageProps {

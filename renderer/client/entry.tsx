@@ -1,4 +1,4 @@
-import { CONFIG_SCRIPT_ID, type ClientConfig, readElementJson } from '../document-ids.ts'
+import { CONFIG_SCRIPT_ID, type ClientConfig, readElementJson } from '../app/document-ids.ts'
 
 /**
  * The bundle's entry, kept tiny: the page is rendered on the server and can

@@ -1,6 +1,6 @@
 import { LOADING_BAR } from '../../shared/constants.ts'
-import { LOADING_BAR_ERROR_GRADIENT } from '../components/loading-bar.tsx'
-import { IDLE_LOADING, type LoadingBarDriver, type LoadingState } from '../components/loading-state.tsx'
+import { LOADING_BAR_ERROR_GRADIENT } from '../app/components/loading-bar.tsx'
+import { IDLE_LOADING, type LoadingBarDriver, type LoadingState } from '../app/components/loading-state.tsx'
 
 /** Estimated progress after `elapsed` ms of a navigation expected to take `duration` ms: approaches 100, never reaches it. */
 export function estimatedProgress(duration: number, elapsed: number): number {

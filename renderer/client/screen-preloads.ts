@@ -6,7 +6,7 @@ import type { ScreenName } from '../../shared/routes.ts'
 // chunk's import was three round trips, six seconds on Slow 3G (issue 37). The
 // screen of a path comes from the route table (app-root.tsx, screenOfPath).
 
-/** Each screen's chunk and its static imports, as file names in /assets/ (renderer/module-preloads.ts, in the page's client config). */
+/** Each screen's chunk and its static imports, as file names in /assets/ (renderer/server/module-preloads.ts, in the page's client config). */
 export type ScreenModules = Partial<Record<ScreenName, string[]>>
 
 /** Has the browser fetch a screen's chunk and all its imports at once (module preloads; a module is fetched once, however often it is preloaded). */

@@ -9,7 +9,7 @@ import {
   TOKEN_COOKIE_NAME,
   TOKEN_STORAGE_KEY,
 } from '../../shared/constants.ts'
-import { CONFIG_SCRIPT_ID, type ClientConfig } from '../../renderer/document-ids.ts'
+import { CONFIG_SCRIPT_ID, type ClientConfig } from '../../renderer/app/document-ids.ts'
 import { type WatchedPage, hydrated, openPage, settle } from '../helpers/browser.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { DEFAULT_SITE_HANDLE as P, invalidRouteMessage } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { modulePreloadsOf } from '../../renderer/module-preloads.ts'
+import { modulePreloadsOf } from '../../renderer/server/module-preloads.ts'
 import { type WatchedPage, addLink, hydrated, openPage } from '../helpers/browser.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { systemWithBrowser } from '../helpers/browser-system.ts'
@@ -90,7 +90,7 @@ t.test('the page preloads the entry with itself, and its screen chunk and the hy
   const metafile = JSON.parse(readFileSync(new URL('../../dist/client-meta.json', import.meta.url), 'utf8'))
   const expected = modulePreloadsOf(metafile, built.assets.client)
   const chunkOf = (screen: string): string => {
-    const output = Object.entries(metafile.outputs as Record<string, { entryPoint?: string }>).find(([, o]) => o.entryPoint?.endsWith(`renderer/screens/${screen}-screen.tsx`))
+    const output = Object.entries(metafile.outputs as Record<string, { entryPoint?: string }>).find(([, o]) => o.entryPoint?.endsWith(`renderer/app/screens/${screen}-screen.tsx`))
     return `/assets/${output?.[0].split('/').pop()}`
   }
   t.ok(expected.hydration.length > 0, `the entry imports the hydration after the paint (${expected.hydration.length} chunks)`)

@@ -6,7 +6,7 @@ import { RendererPool } from '../../gateway/renderers/renderer-pool.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
-import { SignatureCheck } from '../../renderer/render-signatures.ts'
+import { SignatureCheck } from '../../renderer/server/render-signatures.ts'
 import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
 
 const SECRET = 'a-render-secret-for-tests'

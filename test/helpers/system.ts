@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { type GatewayOptions, buildGateway } from '../../gateway/app.ts'
 import { type GatewayConfig, loadGatewayConfig } from '../../gateway/config.ts'
-import { buildRenderer } from '../../renderer/app.ts'
+import { buildRenderer } from '../../renderer/server/app.ts'
 import { loadRendererConfig } from '../../renderer/config.ts'
 import { freePort, retryOnAddressInUse } from './ports.ts'
 

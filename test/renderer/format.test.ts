@@ -1,5 +1,5 @@
 import t from 'tap'
-import { formatDate, formatSalary } from '../../renderer/components/format.ts'
+import { formatDate, formatSalary } from '../../renderer/app/components/format.ts'
 
 const intl = new Intl.DateTimeFormat('nl-NL', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Europe/Amsterdam' })
 const HOUR_MS = 3_600_000

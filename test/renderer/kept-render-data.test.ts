@@ -1,7 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { payloadJson } from '../../gateway/payload/payload-json.ts'
-import { KeptRenderData, type ReadyRenderData } from '../../renderer/kept-render-data.ts'
+import { KeptRenderData, type ReadyRenderData } from '../../renderer/server/kept-render-data.ts'
 import { PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import {

@@ -1,16 +1,16 @@
 import { renderToString } from 'react-dom/server'
 import t from 'tap'
 import { request } from 'undici'
-import { Document, type DocumentProps } from '../../renderer/document.tsx'
-import { layoutPartsOf, layoutPartsOfPayload } from '../../renderer/layout-parts.tsx'
-import { NO_PAGE_PRELOADS } from '../../renderer/module-preloads.ts'
+import { Document, type DocumentProps } from '../../renderer/server/document.tsx'
+import { layoutPartsOf, layoutPartsOfPayload } from '../../renderer/server/layout-parts.tsx'
+import { NO_PAGE_PRELOADS } from '../../renderer/server/module-preloads.ts'
 import type { SiteSettingsData } from '../../shared/content-types.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { startSystem } from '../helpers/system.ts'
 
 /**
  * The header, damage bar and footer are rendered once per site settings and
- * menu state and their HTML reused (renderer/layout-parts.tsx): a page must
+ * menu state and their HTML reused (renderer/server/layout-parts.tsx): a page must
  * come out byte for byte as React writes it whole, or the browser's hydration
  * finds another page than it renders (a menu link current on the wrong page).
  */

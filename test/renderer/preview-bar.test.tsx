@@ -1,9 +1,9 @@
 import { renderToString } from 'react-dom/server'
 import t from 'tap'
-import { DRAFT_MARKER_TEXT } from '../../renderer/components/draft-marker.tsx'
-import { isUnpublished, publicationDate } from '../../renderer/components/format.ts'
-import { previewEndAction, showsPreviewBar } from '../../renderer/preview-bar.tsx'
-import { JobScreen } from '../../renderer/screens/job-screen.tsx'
+import { DRAFT_MARKER_TEXT } from '../../renderer/app/components/draft-marker.tsx'
+import { isUnpublished, publicationDate } from '../../renderer/app/components/format.ts'
+import { previewEndAction, showsPreviewBar } from '../../renderer/server/preview-bar.tsx'
+import { JobScreen } from '../../renderer/app/screens/job-screen.tsx'
 import type { PagePayload } from '../../shared/payload.ts'
 
 const payload = (fullPath: string, preview: boolean, data: Record<string, unknown> = {}): PagePayload => ({

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { type ReactNode, Suspense, use } from 'react'
 import { renderToString } from 'react-dom/server'
 import t from 'tap'
-import { CLIENT_RENDERED_BOUNDARY } from '../../renderer/render.tsx'
-import { type DeferredData, resolvedDeferred } from '../../renderer/screens/types.ts'
+import { CLIENT_RENDERED_BOUNDARY } from '../../renderer/server/render.tsx'
+import { type DeferredData, resolvedDeferred } from '../../renderer/app/screens/types.ts'
 import { ROOT } from '../helpers/processes.ts'
 
 // What the renderer takes from React beyond its documented API, pinned so that

@@ -2,9 +2,9 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { renderToString } from 'react-dom/server'
 import t from 'tap'
 import { request } from 'undici'
-import { Document } from '../../renderer/document.tsx'
-import { NO_PAGE_PRELOADS } from '../../renderer/module-preloads.ts'
-import { type RenderOptions, renderComplete } from '../../renderer/render.tsx'
+import { Document } from '../../renderer/server/document.tsx'
+import { NO_PAGE_PRELOADS } from '../../renderer/server/module-preloads.ts'
+import { type RenderOptions, renderComplete } from '../../renderer/server/render.tsx'
 import { CSP_NONCE_HEADER } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { scriptJson } from '../../shared/script-json.ts'
@@ -12,7 +12,7 @@ import { startSystem } from '../helpers/system.ts'
 
 /**
  * A page rendered whole gets its inline stylesheet and its payload's JSON
- * as bytes joined after React's render (renderer/render.tsx, filledSlots):
+ * as bytes joined after React's render (renderer/server/render.tsx, filledSlots):
  * the page must be the one React writes with both in place, byte for byte.
  */
 function capturingReply(): { reply: FastifyReply; sent: () => Buffer | undefined; headers: Record<string, string> } {

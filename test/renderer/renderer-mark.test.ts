@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildRenderer } from '../../renderer/app.ts'
+import { buildRenderer } from '../../renderer/server/app.ts'
 import { loadRendererConfig } from '../../renderer/config.ts'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 

@@ -1,8 +1,8 @@
 import { renderToString } from 'react-dom/server'
 import { StaticRouter } from 'react-router-dom'
 import t from 'tap'
-import { MARKUP_LINKS, ROUTER_LINKS } from '../../renderer/components/router-links.tsx'
-import { type LinkComponents, LinkContext, SiteLink, SiteNavLink } from '../../renderer/components/site-context.tsx'
+import { MARKUP_LINKS, ROUTER_LINKS } from '../../renderer/app/components/router-links.tsx'
+import { type LinkComponents, LinkContext, SiteLink, SiteNavLink } from '../../renderer/app/components/site-context.tsx'
 
 /**
  * The server writes links as markup (MARKUP_LINKS) and the browser hydrates

@@ -1,0 +1,34 @@
+import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../../../shared/constants.ts'
+import type { PagePayload } from '../../../shared/payload.ts'
+import { RichText } from './cms-content.tsx'
+import { SiteLink } from './site-context.tsx'
+
+/**
+ * 404: the notFound entry's title (or the fixed Dutch heading) and its text.
+ * Other statuses: the generic heading; a 500 shows its message too.
+ */
+export function ErrorPage({ payload }: { payload: PagePayload }) {
+  const statusCode = payload.error?.statusCode ?? payload.status
+  if (statusCode === 404) {
+    return (
+      <div className="container error-page" data-status={statusCode}>
+        <h1>{payload.notFound?.title || NOT_FOUND_FALLBACK_HEADING}</h1>
+        <RichText html={payload.notFound?.text} />
+        {payload.notFound?.text ? null : (
+          <p>
+            <SiteLink href="/">Naar de homepage</SiteLink>
+          </p>
+        )}
+      </div>
+    )
+  }
+  return (
+    <div className="container error-page" data-status={statusCode}>
+      <h1>{GENERIC_ERROR_HEADING}</h1>
+      {statusCode === 500 && payload.error?.message ? <p className="error-page__message">{payload.error.message}</p> : null}
+      <p>
+        Probeer het over een paar minuten opnieuw, of ga naar de <SiteLink href="/">homepage</SiteLink>.
+      </p>
+    </div>
+  )
+}
