@@ -1,7 +1,6 @@
 import type { RedirectRule } from '../shared/build-meta.ts'
 import { DEFAULT_SITE_HANDLE, SITEMAP_PROTOCOL_MAX_URLS } from '../shared/constants.ts'
 import {
-  ConfigError,
   type Env,
   type LogFormat,
   type LogLevel,
@@ -18,6 +17,7 @@ import {
   type SettingDoc,
 } from '../shared/env.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../shared/craft-naming.ts'
+import { ConfigError } from '../shared/errors.ts'
 import { readRenderSecret } from '../shared/render-signature.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'

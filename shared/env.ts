@@ -5,15 +5,12 @@
  * (SettingDoc), from which docs/configuration.md is generated.
  */
 import { readFileSync } from 'node:fs'
+import { ConfigError } from './errors.ts'
 import { recordSetting, type SettingDoc } from './setting-docs.ts'
 
 export type { SettingDoc } from './setting-docs.ts'
 
 export type Env = Readonly<Record<string, string | undefined>>
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
 
 function raw(env: Env, name: string): string | undefined {
   const value = env[name]?.trim()
