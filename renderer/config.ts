@@ -46,7 +46,7 @@ const RENDERERS = settingsOf('renderers', {
     default: 10_000,
     min: 100,
     max: 120_000,
-    description: 'a render still streaming after this is aborted (the gateway has its own `RENDER_TIMEOUT_MS` for its wait)',
+    description: 'a render still streaming this long after it began is aborted (the gateway has its own `RENDER_TIMEOUT_MS` for its wait)',
     effect: 'the log line `render timed out; aborting`; the gateway does not store such a page',
   },
   payloadTimeoutMs: {
@@ -55,7 +55,7 @@ const RENDERERS = settingsOf('renderers', {
     default: 12_000,
     min: 100,
     max: 120_000,
-    description: 'waiting for the gateway (a payload the render request did not bring)',
+    description: "how long the renderer waits for the gateway's answer when it fetches a payload itself (one the render request did not bring)",
     effect: 'a payload that did not come in time: the log line `no payload from the gateway` and the 502 page',
   },
   renderSecret: {

@@ -66,7 +66,7 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
     min: 16,
     max: 128,
     description:
-      'how many leading bits of an IPv6 address make one client for every per-client limit (`/api`, previews, purge failures, work budget): a client is an IPv4 address or an IPv6 /64; an IPv4-mapped IPv6 address is its IPv4 client',
+      'how many leading bits of an IPv6 address make one client for every per-client limit (`/api`, previews, purge failures, work budget, live sockets): by default an IPv6 /64 is one client, as an IPv4 address is; an IPv4-mapped IPv6 address is its IPv4 client',
     effect: 'two IPv6 addresses within one prefix share one `/api` limit: `x-ratelimit-remaining` counts down for both',
   },
   rateLimit: {
@@ -76,7 +76,7 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
       default: 600,
       min: 1,
       max: 1_000_000,
-      description: 'requests one client may make to `/api` per window; then 429',
+      description: 'requests one client may make to `/api` per `RATE_LIMIT_WINDOW_MS`; then 429 until the window ends',
       effect: `\`x-ratelimit-limit\` and \`x-ratelimit-remaining\` on \`/api\` answers; past it ${RATE_LIMITED}`,
     },
     purgeMax: {
@@ -86,7 +86,7 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
       min: 1,
       max: 1_000_000,
       description:
-        'failed purges (wrong or missing secret) one client may make per window, counted from its first failure; then 429 for that client, even with the right secret. Successful purges never count',
+        'failed purges (wrong or missing secret) one client may make per `RATE_LIMIT_WINDOW_MS`, counted from its first failure; then 429 for that client, even with the right secret. Successful purges never count',
       effect: 'after this many 401s from `POST /api/purge`, 429 `RATE_LIMITED` for the rest of the window',
     },
     previewMax: {
@@ -96,7 +96,7 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
       min: 1,
       max: 1_000_000,
       description:
-        "previews one client may ask for per window, besides what their renders and CMS calls cost in `CLIENT_WORK_BUDGET`: pages and `_payload.json` built with a preview token, which bypass every cache (then 429, the Dutch page or a JSON error, with `Retry-After`). A renderer's own payload requests for a preview render come with that render; any more are charged to the client who asked for the page",
+        "previews one client may ask for per `RATE_LIMIT_WINDOW_MS`, besides what their renders and CMS calls cost in `CLIENT_WORK_BUDGET`: pages and `_payload.json` built with a preview token, which bypass every cache (then 429, the Dutch page or a JSON error, with `Retry-After`). A renderer's own payload requests for a preview render come with that render; any more are charged to the client who asked for the page",
       effect: `past it a preview answers ${RATE_LIMITED} and \`X-Cache: BYPASS\``,
     },
     windowMs: {
@@ -105,7 +105,7 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
       default: 60_000,
       min: 1000,
       max: 86_400_000,
-      description: 'the rate-limit window, and the time in which a spent `CLIENT_WORK_BUDGET` is refilled (evenly, unit by unit)',
+      description: 'the window of `API_RATE_LIMIT`, `PURGE_RATE_LIMIT` and `PREVIEW_RATE_LIMIT`, and the time in which a spent `CLIENT_WORK_BUDGET` is refilled (evenly, unit by unit)',
       effect: "`Retry-After` of a 429 is at most this long; `x-ratelimit-reset` on `/api` answers counts down within it",
     },
   },
@@ -164,7 +164,7 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
       default: 1000,
       min: 0,
       max: 1_000_000,
-      description: 'most waiting at once for CMS calls, and for renders (past it refused at once)',
+      description: 'most CMS calls waiting for a slot at once, and as many renders; one more is refused at once (a stored answer or page stands in, else 503)',
       effect: '`admission_waiting{kind="cms|render"}` on `/metrics` never exceeds it',
     },
   },

@@ -72,7 +72,7 @@ export const CACHING_SETTINGS = settingsOf('caching', {
       max: 86_400_000,
       description:
         "how long past its freshness (`CACHE_TTL_MS` for Craft's answers, `PAGE_CACHE_TTL_MS` for stored pages) a stored answer or page is still served at once, stale, while one background refresh makes a new one; past it the next request waits for a new one. A day: a page of a big site visited less often than that is still served at once; edits reach it by purges",
-      effect: "`X-Cache: STALE` instead of a wait for a render or for Craft; `stale-while-revalidate={CACHE_SWR_MS/1000}` in stored pages' and payloads' `Cache-Control`; `page_refreshes_total` on `/metrics` counts the refreshes",
+      effect: "`X-Cache: STALE` instead of a wait for a render or for Craft; `stale-while-revalidate={CACHE_SWR_MS/1000}` in stored pages' and payloads' `Cache-Control`; `page_refreshes_total` on `/metrics` counts the pages' refreshes",
     },
     staleIfErrorMs: {
       name: 'CACHE_STALE_IF_ERROR_MS',
@@ -82,7 +82,7 @@ export const CACHING_SETTINGS = settingsOf('caching', {
       max: 30 * 86_400_000,
       description:
         'how long past its freshness a stored answer stands in when Craft fails, and a stored page when no renderer answers (or one answers 5xx)',
-      effect: 'with Craft or every renderer down, a page stored within this window answers 200 with `X-Cache: STALE` and `Cache-Control: private, no-cache` instead of the 503 page',
+      effect: 'with every renderer down, a page stored within this window answers 200 with `X-Cache: STALE` and `Cache-Control: private, no-cache` instead of the 503 page; with Craft down, `/api` and `_payload.json` answers stored within it come with `X-Cache: STALE`',
     },
     pageCache: {
       name: 'PAGE_CACHE',

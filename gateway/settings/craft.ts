@@ -109,7 +109,7 @@ export const CRAFT_SETTINGS = settingsOf('craft', {
     max: 65535,
     defaultText: '`0` (a free port)',
     description: "without `CRAFT_API_URL`: port of the embedded content API's own listener on 127.0.0.1 (`0`: a free port)",
-    effect: '`ss -ltnp` shows the gateway listening on `127.0.0.1:{port}`; the content API answers `POST /api` there',
+    effect: '`ss -ltnp` shows the gateway listening on `127.0.0.1:{port}`; the content API answers `POST /cms/api` there',
   },
   upstream: {
     connectTimeoutMs: {

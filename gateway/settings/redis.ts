@@ -38,7 +38,7 @@ export const REDIS_SETTINGS = settingsOf('redis', {
       default: 100,
       min: 5,
       max: 10_000,
-      description: 'longest wait for one Redis command; after that the gateway goes on without Redis',
+      description: 'longest wait for one Redis command; past it that lookup goes on without Redis (memory, then the CMS), and while commands keep failing the gateway serves from memory and the CMS until Redis answers again',
       effect: '`redis_errors_total` on `/metrics` counts the commands that ran out, and the log line `redis failing; serving from memory and the CMS`',
     },
     lockMs: {

@@ -48,7 +48,7 @@ export const RENDERERS_SETTINGS = settingsOf('renderers', {
     min: 100,
     max: 120_000,
     description:
-      "how long the gateway waits for a renderer's answer to start, and between two chunks of it; past it the render is given up and that renderer is skipped as hung",
+      "how long the gateway waits for a renderer's answer to start, and between two chunks of it; past it the render is given up (a renderer that never answered is then skipped as hung)",
     effect: 'a render past it: the stored page (`X-Cache: STALE`) or the Dutch 503 page, and the log line `renderer skipped`',
   },
   renderWithPayload: {
