@@ -212,7 +212,7 @@ export function checkUrl(name: string, value: string): URL {
   try {
     url = new URL(value)
   } catch {
-    throw new ConfigError(`${name}="${value}" is not a URL`)
+    throw new ConfigError(`${name}="${value}" is not a URL: expected an http(s) URL`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name}="${value}" must be http(s)`)
   return url
@@ -220,7 +220,7 @@ export function checkUrl(name: string, value: string): URL {
 
 function parseUrlList(name: string, value: string): URL[] {
   const list = value.split(',').map((part) => part.trim()).filter(Boolean)
-  if (list.length === 0) throw new ConfigError(`${name} is empty`)
+  if (list.length === 0) throw new ConfigError(`${name} is empty: expected http(s) URLs, comma-separated`)
   return list.map((part) => checkUrl(name, part))
 }
 
@@ -230,7 +230,7 @@ function checkWsUrl(name: string, value: string): string {
   try {
     url = new URL(value)
   } catch {
-    throw new ConfigError(`${name}="${value}" is not a URL`)
+    throw new ConfigError(`${name}="${value}" is not a URL: expected a ws(s):// URL or a path on the site`)
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new ConfigError(`${name}="${value}" must be ws(s):// or a path`)
   return value

@@ -8,7 +8,7 @@ function redisUrl(value: string | undefined): URL | undefined {
   try {
     url = new URL(value)
   } catch {
-    throw new ConfigError(`REDIS_URL="${value}" is not a URL`)
+    throw new ConfigError(`REDIS_URL="${value}" is not a URL: expected redis:// or rediss://`)
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL="${value}" must be redis:// or rediss://`)
   return url

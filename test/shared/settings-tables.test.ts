@@ -48,3 +48,16 @@ t.test('a default outside its range is found', async (t) => {
   t.equal(defaultOutOfRange({ ...row, default: 10 }), undefined)
   t.equal(defaultOutOfRange({ name: 'Y', kind: 'enum', options: ['a', 'b'], default: 'c' as 'a', description: 'y', effect: 'y' }), 'c is not one of a, b')
 })
+
+t.test('a bad value stops the start with a ConfigError naming the variable, the value and what is allowed', async (t) => {
+  for (const { table } of [...GATEWAY_SETTINGS, ...RENDERER_SETTINGS] as readonly SubjectSettings[]) {
+    for (const row of rowsOf(table)) {
+      if ('parse' in row) continue
+      const bad = row.kind === 'integer' ? [['drie', `${row.min} to ${row.max}`], [String(row.max + 1), `${row.min} to ${row.max}`]] : row.kind === 'boolean' ? [['misschien', 'true/false']] : row.kind === 'enum' ? [['geen', row.options.join(', ')]] : row.kind === 'url' ? [['ftp://x', 'http(s)']] : []
+      for (const [value, allowed] of bad as [string, string][]) {
+        const error = t.throws(() => readSetting({ [row.name]: value }, row), ConfigError) as unknown as Error
+        t.ok(error.message.startsWith(row.name) && error.message.includes(value) && error.message.includes(allowed), `${row.name}=${value}: ${error.message}`)
+      }
+    }
+  }
+})
