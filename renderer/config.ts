@@ -94,7 +94,7 @@ const RENDERERS = settingsOf('renderers', {
     min: 1024,
     max: 1024 * 1024 * 1024,
     description: "bound of the renderer's memo of sanitised rich text (a text met again is not sanitised again)",
-    effect: "no gauge of its own: the renderer's memory (`process_resident_memory_bytes` on its `/metrics`) stays within it; too small, `render_duration_seconds` grows for text-heavy pages",
+    effect: "no gauge of its own: it bounds a part of the renderer's memory (`process_resident_memory_bytes` on its `/metrics`)",
   },
   keptRenderDataMaxBytes: {
     name: 'KEPT_RENDER_DATA_MAX_BYTES',

@@ -94,6 +94,6 @@ export const LISTENING_SETTINGS = settingsOf('listening', {
     kind: 'path',
     default: 'public',
     description: 'the static assets',
-    effect: 'a file put there is served at its path (`/favicon.ico`)',
+    effect: 'a file there is served at its path (`public/favicon.svg` at `/favicon.svg`)',
   },
 })

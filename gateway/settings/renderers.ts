@@ -19,7 +19,7 @@ export const RENDERERS_SETTINGS = settingsOf('renderers', {
     min: 100,
     max: 60_000,
     description: "how often each renderer in turn has its `/healthz` checked (2 s timeout), and the longest a skipped renderer's probes back off to",
-    effect: 'a stopped renderer is logged `renderer skipped` within about this time, and `renderer back in turn` about this long after it answers again',
+    effect: 'a stopped renderer is logged `renderer skipped` within about this time (plus the 2 s a probe may take), and `renderer back in turn` at most about this long after it answers again',
   },
   rendererDnsRefreshMs: {
     name: 'RENDERER_DNS_REFRESH_MS',
