@@ -3,7 +3,7 @@ import { GATEWAY_SETTINGS } from '../../gateway/settings/index.ts'
 import { RENDERER_SETTINGS } from '../../renderer/config.ts'
 import { type SettingRow, type SubjectSettings, isSettingRow, readSetting, type SettingsTable } from '../../shared/env.ts'
 import { ConfigError } from '../../shared/errors.ts'
-import { SETTING_SUBJECTS } from '../../shared/setting-docs.ts'
+import { SETTING_SUBJECTS, documentedSettings } from '../../shared/setting-docs.ts'
 
 function rowsOf(table: SettingsTable): SettingRow[] {
   return Object.values(table).flatMap((entry) => (isSettingRow(entry) ? [entry, ...(entry.companions ?? [])] : rowsOf(entry)))
@@ -39,6 +39,8 @@ for (const [service, tables] of [['gateway', GATEWAY_SETTINGS], ['renderer', REN
       }
     }
     t.ok(seen.size > 10)
+    const documented = documentedSettings(tables).map((setting) => setting.name)
+    t.same(documented.filter((name, index) => documented.indexOf(name) !== index), [], 'no name documented twice, NAME_FILE rows included')
   })
 }
 
