@@ -1,89 +1,143 @@
-import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
-import { readRenderSecret } from '../shared/render-signature.ts'
+import { LOGGING_SETTINGS, REQUIRE_RENDER_SECRET_SETTING, type SettingValues, type Env, readSetting, readSettings, settingsOf } from '../shared/env.ts'
+import { RENDER_SECRET_MIN_LENGTH, readRenderSecret } from '../shared/render-signature.ts'
 
-export interface RendererConfig {
-  host: string
-  port: number
-  /** The renderer's only source of data. */
-  gatewayUrl: URL
-  logLevel: LogLevel
-  /** JSON lines, or one readable line per request for people at a terminal. */
-  logFormat: LogFormat
-  /** A render still streaming after this long is aborted. */
-  renderTimeoutMs: number
-  payloadTimeoutMs: number
-  distDir: string
-  /** How often the browser checks builds/latest.json for a new deployment. */
-  buildPollIntervalMs: number
-  /** graphql-transport-ws endpoint for live preview updates; unset = no socket. */
-  graphqlWsUrl: string | undefined
-  /** Shared with the gateway: a render request without its signature is refused. Unset = anyone who reaches the port can have a page rendered. */
-  renderSecret: string | undefined
-  /** A signed render request is refused once this old: a captured one cannot be replayed later. */
-  renderSignatureMaxAgeMs: number
-  /** Off: a signed request is admitted whatever its age and however often (benchmarks that replay one request); never in production. */
-  renderReplayCheck: boolean
-  /** Bound of the memo of sanitised rich text. */
-  richTextMemoMaxBytes: number
-  /** Bound of the data of signed render requests kept by their signature (renderer/kept-render-data.ts). */
-  keptRenderDataMaxBytes: number
-}
+/** The project's folder: the default of DIST_DIR is relative to it, from the sources and from the bundle in dist/ alike. */
+const ROOT = new URL('..', import.meta.url)
 
+const LISTENING = settingsOf('listening', {
+  host: {
+    name: 'RENDERER_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    values: 'addresses, `@subnet` or `@name`, comma-separated',
+    description: "address(es) to listen on, as the gateway's `HOST` (`0.0.0.0` in a container: it is only on the internal network)",
+    effect: 'the `url` of the `renderer listening` log line at start',
+  },
+  port: {
+    name: 'RENDERER_PORT',
+    kind: 'integer',
+    default: 3001,
+    min: 0,
+    max: 65535,
+    description: "the renderer's port, for render requests, `/healthz` and `/metrics` alike (`0`: any free port)",
+    effect: 'the `url` of the `renderer listening` log line; the gateway must name it in `RENDERER_URL`',
+  },
+  gatewayUrl: {
+    name: 'GATEWAY_URL',
+    kind: 'url',
+    default: 'http://127.0.0.1:3000',
+    defaultText: '`http://127.0.0.1:3000` (under `npm start`: from `PORT`)',
+    description: 'where the renderer gets its data: the only thing it talks to',
+    effect: '`gateway` in the `renderer listening` log line; a wrong one shows when a payload must be fetched: the log line `no payload from the gateway` and a 502 page',
+  },
+  distDir: {
+    name: 'DIST_DIR',
+    kind: 'path',
+    default: 'dist',
+    description: 'the build output (the client bundle and `client-meta.json`)',
+    effect: "the `<script>` and module preloads of every page name the bundle's files found there",
+  },
+})
+
+const RENDERERS = settingsOf('renderers', {
+  renderTimeoutMs: {
+    name: 'RENDER_TIMEOUT_MS',
+    kind: 'integer',
+    default: 10_000,
+    min: 100,
+    max: 120_000,
+    description: 'a render still streaming this long after it began is aborted (the gateway has its own `RENDER_TIMEOUT_MS` for its wait)',
+    effect: 'the log line `render timed out; aborting`; the gateway does not store such a page',
+  },
+  payloadTimeoutMs: {
+    name: 'PAYLOAD_TIMEOUT_MS',
+    kind: 'integer',
+    default: 12_000,
+    min: 100,
+    max: 120_000,
+    description: "how long the renderer waits for the gateway's answer when it fetches a payload itself (one the render request did not bring)",
+    effect: 'a payload that did not come in time: the log line `no payload from the gateway` and the 502 page',
+  },
+  renderSecret: {
+    name: 'RENDER_SECRET',
+    kind: 'secret',
+    parse: (_value: string | undefined, env: Env) => readRenderSecret(env, readSetting(env, REQUIRE_RENDER_SECRET_SETTING)),
+    defaultText: "unset (under `npm start`: the gateway's)",
+    values: `at least ${RENDER_SECRET_MIN_LENGTH} characters`,
+    companions: [REQUIRE_RENDER_SECRET_SETTING],
+    description:
+      "the gateway's secret: a render request without its valid signature, too old or seen before gets 403 and nothing is fetched (see [security](security.md#signed-render-requests)). Unset: the renderer renders for anyone who reaches its port, so keep it on a private network",
+    effect: 'unset: a warning at start, `RENDER_SECRET is unset`; set: an unsigned request gets 403 and the log line `render request without a valid signature refused`',
+  },
+  renderSignatureMaxAgeMs: {
+    name: 'RENDER_SIGNATURE_MAX_AGE_MS',
+    kind: 'integer',
+    default: 10_000,
+    min: 1000,
+    max: 300_000,
+    description:
+      'how old a signed render request may be; the signatures admitted within it are remembered (at most 65,536, about 7 MB of heap; when full the oldest go, and nothing signed before them is admitted), so a captured request renders once. Gateway and renderer clocks must agree within 2 s (NTP)',
+    effect: 'a signed request sent again after this long: 403 and the log line `render request without a valid signature refused`',
+  },
+  renderReplayCheck: {
+    name: 'RENDER_REPLAY_CHECK',
+    kind: 'boolean',
+    default: true,
+    description:
+      '`false` admits a signed render request whatever its age and however often (logged as a warning at start): only for the benchmark, which replays one signed request with wrk',
+    effect: '`false`: the warning `RENDER_REPLAY_CHECK is off` at start',
+  },
+  richTextMemoMaxBytes: {
+    name: 'RICH_TEXT_MEMO_MAX_BYTES',
+    kind: 'integer',
+    default: 8 * 1024 * 1024,
+    min: 1024,
+    max: 1024 * 1024 * 1024,
+    description: "bound of the renderer's memo of sanitised rich text (a text met again is not sanitised again)",
+    effect: "no gauge of its own: it bounds a part of the renderer's memory (`process_resident_memory_bytes` on its `/metrics`)",
+  },
+  keptRenderDataMaxBytes: {
+    name: 'KEPT_RENDER_DATA_MAX_BYTES',
+    kind: 'integer',
+    default: 32 * 1024 * 1024,
+    min: 1024 * 1024,
+    max: 1024 * 1024 * 1024,
+    description:
+      "bound of the data of live pages' signed render requests the renderer keeps by their body's SHA-256, so that a repeated body is not decoded again and the gateway may send a reference instead of the data (needs `RENDER_SECRET`)",
+    effect: '`render_data_total{source="kept|reference|unknown_reference"}` on the renderer\'s `/metrics`: `unknown_reference` (answered 409) rising means it is too small',
+  },
+})
+
+const BROWSER = settingsOf('browser', {
+  graphqlWsUrl: {
+    name: 'GRAPHQL_WS_URL',
+    kind: 'ws-url',
+    description: 'graphql-transport-ws endpoint for live preview updates (`/cms/live` on the embedded content); unset = the browser opens no socket',
+    effect: "a page in live preview opens a WebSocket to it (the browser's developer tools, Network, WS)",
+  },
+  buildPollIntervalMs: {
+    name: 'BUILD_POLL_INTERVAL_MS',
+    kind: 'integer',
+    default: 60_000,
+    min: 1000,
+    max: 86_400_000,
+    description:
+      'how often the browser checks `builds/latest.json` for a new deployment (first check 1 s after load, 10 s on a connection that reports itself as very slow)',
+    effect: "an open page requests `/builds/latest.json` this often (the browser's developer tools, Network)",
+  },
+})
+
+/** Every setting of the renderer, a table per subject; docs/configuration.md is made from them. */
+export const RENDERER_SETTINGS = [LISTENING, RENDERERS, BROWSER, LOGGING_SETTINGS] as const
+
+export type RendererConfig = SettingValues<typeof LISTENING.table & typeof RENDERERS.table & typeof BROWSER.table & typeof LOGGING_SETTINGS.table>
+
+/** Reads and checks every setting of the renderer; a bad value throws a ConfigError naming it. */
 export function loadRendererConfig(env: Env = process.env): RendererConfig {
   return {
-    host: readString(env, 'RENDERER_HOST', '127.0.0.1', {
-      subject: 'listening',
-      meaning: "address(es) to listen on, as the gateway's `HOST` (`0.0.0.0` in a container: it is only on the internal network)",
-      values: 'addresses, `@subnet` or `@name`, comma-separated',
-    }),
-    port: readInteger(env, 'RENDERER_PORT', 3001, 0, 65535, { subject: 'listening', meaning: 'the renderer\'s port' }),
-    gatewayUrl: readUrl(env, 'GATEWAY_URL', 'http://127.0.0.1:3000', {
-      subject: 'listening',
-      meaning: 'where the renderer gets its data: the only thing it talks to',
-      default: '`http://127.0.0.1:3000` (under `npm start`: from `PORT`)',
-    }),
-    logLevel: readLogLevel(env),
-    logFormat: readLogFormat(env, process.stdout.isTTY === true),
-    renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 10_000, 100, 120_000, { subject: 'renderers', meaning: 'a render still streaming after this is aborted' }),
-    payloadTimeoutMs: readInteger(env, 'PAYLOAD_TIMEOUT_MS', 12_000, 100, 120_000, { subject: 'renderers', meaning: 'waiting for the gateway (a payload the render request did not bring)' }),
-    graphqlWsUrl: readOptionalWsUrl(env, 'GRAPHQL_WS_URL', {
-      subject: 'browser',
-      meaning: 'graphql-transport-ws endpoint for live preview updates (`/cms/live` on the embedded content); unset = the browser opens no socket',
-    }),
-    renderSecret: readRenderSecret(env, {
-      subject: 'renderers',
-      meaning:
-        "the gateway's secret: a render request without its valid signature, too old or seen before gets 403 and nothing is fetched (see [security](security.md#signed-render-requests)). Unset: the renderer renders for anyone who reaches its port, so keep it on a private network",
-      default: "unset (under `npm start`: the gateway's)",
-    }),
-    renderSignatureMaxAgeMs: readInteger(env, 'RENDER_SIGNATURE_MAX_AGE_MS', 10_000, 1000, 300_000, {
-      subject: 'renderers',
-      meaning:
-        'how old a signed render request may be; the signatures admitted within it are remembered (at most 65,536, about 7 MB of heap; when full the oldest go, and nothing signed before them is admitted), so a captured request renders once. Gateway and renderer clocks must agree within 2 s (NTP)',
-    }),
-    renderReplayCheck: readBoolean(env, 'RENDER_REPLAY_CHECK', true, {
-      subject: 'renderers',
-      meaning:
-        '`false` admits a signed render request whatever its age and however often (logged as a warning at start): only for the benchmark, which replays one signed request with wrk',
-    }),
-    richTextMemoMaxBytes: readInteger(env, 'RICH_TEXT_MEMO_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024, {
-      subject: 'renderers',
-      meaning: "bound of the renderer's memo of sanitised rich text",
-    }),
-    keptRenderDataMaxBytes: readInteger(env, 'KEPT_RENDER_DATA_MAX_BYTES', 32 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024, {
-      subject: 'renderers',
-      meaning:
-        "bound of the data of live pages' signed render requests the renderer keeps by their body's SHA-256, so that a repeated body is not decoded again and the gateway may send a reference instead of the data (needs `RENDER_SECRET`)",
-    }),
-    buildPollIntervalMs: readInteger(env, 'BUILD_POLL_INTERVAL_MS', 60_000, 1000, 86_400_000, {
-      subject: 'browser',
-      meaning:
-        'how often the browser checks `builds/latest.json` for a new deployment (first check 1 s after load, 10 s on a connection that reports itself as very slow)',
-    }),
-    distDir: readString(env, 'DIST_DIR', new URL('../dist', import.meta.url).pathname, {
-      subject: 'listening',
-      meaning: 'the build output (the client bundle and `client-meta.json`)',
-      default: '`dist`',
-    }),
+    ...readSettings(env, LISTENING.table, ROOT),
+    ...readSettings(env, RENDERERS.table),
+    ...readSettings(env, BROWSER.table),
+    ...readSettings(env, LOGGING_SETTINGS.table),
   }
 }

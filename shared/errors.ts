@@ -31,3 +31,8 @@ export function errorAnswerOf(
 
 /** Coded errors both services throw; each service's own are in gateway/errors.ts and renderer/errors.ts. */
 export const BadRequestError = createError('BAD_REQUEST', '%s', 400)
+
+/** A setting with a bad value: the service does not start (exit code 2, shared/run-server.ts); the message names the variable, the value and what is allowed. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import { BlockList, isIP } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { setTimeout as pause } from 'node:timers/promises'
-import { ConfigError } from './env.ts'
+import { ConfigError } from './errors.ts'
 
 /** How long a `@name` may take to resolve to one of this machine's addresses (Swarm registers a task's name as it starts). */
 const OWN_ADDRESS_WAIT_MS = 15_000

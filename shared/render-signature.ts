@@ -1,19 +1,17 @@
 import { type KeyObject, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto'
 import { CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, RENDER_SIGNATURE_HEADER } from './constants.ts'
 import { type Env, readSecret } from './env.ts'
-import type { SettingDoc } from './setting-docs.ts'
+import { ConfigError } from './errors.ts'
 
 /**
  * RENDER_SECRET (or RENDER_SECRET_FILE), required when REQUIRE_RENDER_SECRET
- * is true; both services read it with their own documentation of it.
+ * is true; both services read it the same way (their settings tables
+ * document it).
  */
-export function readRenderSecret(env: Env, doc: SettingDoc): string | undefined {
-  return readSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH, doc, 'REQUIRE_RENDER_SECRET', {
-    subject: doc.subject,
-    meaning:
-      '`true`: without `RENDER_SECRET` or `RENDER_SECRET_FILE` the service exits with code 2 (configuration error) instead of rendering unsigned. The image sets it; `npm start`, `npm run dev` and the tests do not need it (`npm start` makes its own secret)',
-    default: '`false` (the image: `true`)',
-  })
+export function readRenderSecret(env: Env, required: boolean): string | undefined {
+  const secret = readSecret(env, 'RENDER_SECRET', RENDER_SECRET_MIN_LENGTH)
+  if (secret === undefined && required) throw new ConfigError('RENDER_SECRET (or RENDER_SECRET_FILE) is required: REQUIRE_RENDER_SECRET is set')
+  return secret
 }
 
 /** When the gateway signed a render request, in milliseconds since the epoch: the renderer refuses one signed too long ago. */

@@ -2,7 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { AddressInfo } from 'node:net'
 import { SHUTDOWN_DEADLINE_MS } from './constants.ts'
-import { ConfigError } from './env.ts'
+import { ConfigError } from './errors.ts'
 import { FollowedListeners } from './followed-listeners.ts'
 import { resolveListenHosts } from './listen-hosts.ts'
 

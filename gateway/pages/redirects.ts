@@ -3,7 +3,7 @@ import type { UpstreamAnswer } from '../craft/client.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { UpstreamBadResponseError } from '../errors.ts'
 import type { RedirectRule } from '../../shared/build-meta.ts'
-import { ConfigError } from '../../shared/env.ts'
+import { ConfigError } from '../../shared/errors.ts'
 
 const STATUS_CODES = new Set([301, 302])
 const SITE_PATH = /^\/(?![/\\])[^\s?#]*$/

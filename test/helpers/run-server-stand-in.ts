@@ -3,7 +3,7 @@
 // ok, throws, hangs (until the deadline), or waits (for `finish` on stdin).
 // `throw` and `reject` on stdin make it fail outside any request.
 import Fastify from 'fastify'
-import { ConfigError } from '../../shared/env.ts'
+import { ConfigError } from '../../shared/errors.ts'
 import { loggingOptions } from '../../shared/logging.ts'
 import { runServer } from '../../shared/run-server.ts'
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { ConfigError } from '../../shared/env.ts'
+import { ConfigError } from '../../shared/errors.ts'
 import { resolveListenHosts } from '../../shared/listen-hosts.ts'
 import { ROOT } from '../helpers/processes.ts'
 
