@@ -108,7 +108,8 @@ ${ENTRY_BASE}`,
   ) as Record<SinglePageOperationName, string>
 }
 
-const SITE_SETTINGS_DOCUMENT = `query SiteSettings($site: [String]) {
+/** A function, not a constant: the browser bundle imports this module, and a call at the top level would ship the document to every visitor. */
+const siteSettingsDocument = (): string => `query SiteSettings($site: [String]) {
   globalSet(handle: "${SITE_SETTINGS_HANDLE}", site: $site) {
     ... on ${globalSetTypeName(SITE_SETTINGS_HANDLE)} {
       companyName tagline phone damagePhone email street postalCode city
@@ -279,7 +280,7 @@ export function createOperations(product: string, version: CraftVersion = DEFAUL
   const types = entryTypesOf(product, version)
   return {
     ...singlePageDocuments(product, types),
-    SiteSettings: SITE_SETTINGS_DOCUMENT,
+    SiteSettings: siteSettingsDocument(),
     HomePage: homePageDocument(types),
     ...insuranceDocuments(types),
     ...serviceDocuments(types),
