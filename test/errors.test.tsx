@@ -3,19 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { renderToStaticMarkup } from 'react-dom/server'
 import t from 'tap'
-import { request } from 'undici'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { ErrorPage } from '../renderer/components/error-page.tsx'
 import { type PagePayload, errorPayload } from '../shared/payload.ts'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
 import { documentTitleOf, h1Of } from './helpers/html.ts'
+import { getPage } from './helpers/http.ts'
 import { freePort } from './helpers/ports.ts'
 import { startSystem } from './helpers/system.ts'
 
-const get = async (url: string) => {
-  const response = await request(url)
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (url: string) => getPage(url)
 
 t.test('upstream answering 500: a Dutch error page with 502', async (t) => {
   const upstream = await startFaultUpstream()

@@ -5,6 +5,7 @@ import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { startSystem } from '../helpers/system.ts'
+import { until } from '../helpers/until.ts'
 
 const operations = createOperations(DEFAULT_SITE_HANDLE)
 const body = JSON.stringify({ query: operations.EstablishmentList, variables: { site: DEFAULT_SITE_HANDLE } })
@@ -13,11 +14,6 @@ function gate(): { until: Promise<void>; open: () => void } {
   let open!: () => void
   const until = new Promise<void>((resolve) => (open = resolve))
   return { until, open }
-}
-
-/** Resolves once `reached` holds, checked after each turn of the event loop (no timer: the state is what is waited on). */
-async function until(reached: () => boolean): Promise<void> {
-  while (!reached()) await new Promise((resolve) => setImmediate(resolve))
 }
 
 t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream call', { timeout: 30_000 }, async (t) => {
@@ -42,7 +38,7 @@ t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream
       .finally(() => answered++),
   )
   // Released once every request waits on the one flight; a second upstream call or an early answer shows they do not, and fails below.
-  await until(() => system.gateway.apiCache.waitingOn(key) === 100 || upstreamCalls() > 1 || answered > 0)
+  await until(() => system.gateway.apiCache.waitingOn(key) === 100 || upstreamCalls() > 1 || answered > 0, '100 requests waiting on one flight')
   t.equal(answered, 0, 'no answer before the upstream answers')
   t.equal(upstreamCalls(), 1, 'one upstream request while 100 wait')
   held.open()

@@ -1,9 +1,9 @@
 import t from 'tap'
-import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
+import { getPage } from '../helpers/http.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const ABOUT_DRAFT = 'preview-token-about-draft'
@@ -19,10 +19,7 @@ t.teardown(async () => {
   await upstream.close()
 })
 
-const get = async (path: string, headers: Record<string, string> = {}) => {
-  const response = await request(`${system.url}${path}`, { headers })
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (path: string, headers: Record<string, string> = {}) => getPage(`${system.url}${path}`, { headers })
 const cacheSizes = () => ({ query: system.gateway.cache.size, pages: system.gateway.pageCache.size })
 
 t.test('a preview shows the draft, privately, and offers the token as a cookie', async (t) => {

@@ -6,6 +6,7 @@ import type { RenderResponse } from '../../gateway/renderers/renderer-pool.ts'
 import { RENDER_OUTCOME_TRAILER, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
+import { purge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 /**
@@ -146,13 +147,7 @@ t.test(`after a purge of ${SITE_SETTINGS_HANDLE}, ${VISITORS} concurrent visitor
   const paths = ['/', '/kantoren', '/over-ons', '/actueel']
   for (const path of paths) t.equal((await get(system, path)).status, 200, `${path} stored`)
 
-  const purge = await request(`${system.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': 'webhook-secret' },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE], hard: true }),
-  })
-  t.equal(purge.statusCode, 200)
-  await purge.body.dump()
+  t.equal((await purge(system.url, { sections: [SITE_SETTINGS_HANDLE], hard: true }, { secret: 'webhook-secret' })).status, 200)
   for (const path of paths) t.equal(system.gateway.pageCache.stale(path), undefined, `${path} purged`)
 
   const held = gate()

@@ -4,8 +4,10 @@ import type * as Tap from 'tap'
 import { request } from 'undici'
 import { SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
-import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf, until } from '../helpers/redis.ts'
+import { purge } from '../helpers/http.ts'
+import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf } from '../helpers/redis.ts'
 import type { System } from '../helpers/system.ts'
+import { until } from '../helpers/until.ts'
 
 /**
  * One render per page across gateways (issue 33, item 7): the gateway whose
@@ -80,13 +82,7 @@ t.test('a purge on one gateway drops the page from Redis too: the next miss else
   t.equal(fromRedis.cache, 'HIT', "the other gateway serves the first one's page without a render")
 
   const purged = nextEvent(tierOf(pair.b), 'purge', 'the purge reaches the other gateway')
-  const purge = await request(`${pair.a.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE], hard: true }),
-  })
-  t.equal(purge.statusCode, 200)
-  await purge.body.dump()
+  t.equal((await purge(pair.a.url, { sections: [SITE_SETTINGS_HANDLE], hard: true }, { secret: PAIR_PURGE_SECRET })).status, 200)
   await purged
   t.equal(await pair.redis.client.exists(pageKeyInRedis(path)), 0, 'gone from Redis')
   const counted = countRenders(t)
@@ -173,13 +169,7 @@ t.test("a soft purge: one gateway's background refresh stores the page in Redis,
   await get(pair.a, path)
   t.equal((await get(pair.b, path)).cache, 'HIT', 'both gateways hold the page (B from Redis)')
   const purged = nextEvent(tierOf(pair.b), 'purge', 'the purge reaches the other gateway')
-  const purge = await request(`${pair.a.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE] }),
-  })
-  t.equal(purge.statusCode, 200)
-  await purge.body.dump()
+  t.equal((await purge(pair.a.url, { sections: [SITE_SETTINGS_HANDLE] }, { secret: PAIR_PURGE_SECRET })).status, 200)
   await purged
   t.equal(await pair.redis.client.exists(pageKeyInRedis(path)), 0, 'Redis dropped its copy')
   const counted = countRenders(t)
