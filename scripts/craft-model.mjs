@@ -53,7 +53,9 @@ export function craftModelTable(product = DEFAULT_SITE_HANDLE, tables = {}) {
   for (const route of routes.routes) {
     const sections = new Set(route.handle ? [route.handle] : [])
     for (const loader of route.loaders) {
-      for (const match of operations[loader.operation].matchAll(/section:\s*"([^"]+)"/g)) sections.add(match[1])
+      const document = operations[loader.operation]
+      if (document === undefined) throw new Error(`craft-model: route \`${route.id}\` loads \`${loader.operation}\`, which shared/operations.ts has no document for`)
+      for (const match of document.matchAll(/section:\s*"([^"]+)"/g)) sections.add(match[1])
     }
     for (const section of sections) {
       const pages = pagesBySection.get(section) ?? new Set()
