@@ -4,7 +4,7 @@ import { keyMemoBytes } from '../../shared/cache-key.ts'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
-import { purge as sendPurge } from '../helpers/http.ts'
+import { get as getUrl, purge as sendPurge } from '../helpers/http.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const API_CACHE_MAX_ENTRIES = 5
@@ -28,11 +28,7 @@ const post = async (body: string) => {
   return { status: response.statusCode, cache: response.headers['x-cache'], json: (await response.body.json()) as Record<string, any> }
 }
 const api = (query: string, variables: unknown) => post(JSON.stringify({ query, variables }))
-const get = async (path: string) => {
-  const response = await request(`${system.url}${path}`)
-  await response.body.dump()
-  return { status: response.statusCode, cache: response.headers['x-cache'] }
-}
+const get = (path: string) => getUrl(`${system.url}${path}`)
 const jobBySlug = (slug: string) => api(operations.JobBySlug, { slug, site: DEFAULT_SITE_HANDLE })
 
 /** What the gateway holds and asks, to compare before and after a refused request. */

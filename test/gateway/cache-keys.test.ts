@@ -10,7 +10,7 @@ import { pageAddress } from '../../shared/page-address.ts'
 import { createRouteTable } from '../../shared/routes.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
-import { purge as sendPurge } from '../helpers/http.ts'
+import { get as getUrl, purge as sendPurge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 import { sitemapLocs } from '../helpers/sitemap.ts'
 
@@ -27,10 +27,7 @@ t.teardown(async () => {
   await upstream.close()
 })
 
-async function get(target: System, path: string): Promise<{ status: number; cache: string | undefined; body: string }> {
-  const response = await request(`${target.url}${path}`)
-  return { status: response.statusCode, cache: response.headers['x-cache'] as string | undefined, body: await response.body.text() }
-}
+const get = (target: System, path: string) => getUrl(`${target.url}${path}`)
 
 /** Renders the renderer answered so far, by its own metrics. */
 async function renders(target: System): Promise<number> {

@@ -6,7 +6,7 @@ import type { RenderResponse } from '../../gateway/renderers/renderer-pool.ts'
 import { RENDER_OUTCOME_TRAILER, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
-import { purge } from '../helpers/http.ts'
+import { type Answer, get as getUrl, purge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 /**
@@ -19,17 +19,10 @@ import { type System, startSystem } from '../helpers/system.ts'
 
 const VISITORS = 50
 
-interface Page {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
+type Page = Answer
 
 /** Bounded, so that a waiter that never ends fails the test instead of hanging it. */
-async function get(system: System, path: string, headers: Record<string, string> = {}): Promise<Page> {
-  const response = await request(`${system.url}${path}`, { headers, headersTimeout: 20_000, bodyTimeout: 20_000 })
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-}
+const get = (system: System, path: string, headers: Record<string, string> = {}): Promise<Page> => getUrl(`${system.url}${path}`, { headers, timeoutMs: 20_000 })
 
 interface RenderOptions {
   /** What a render waits for before it goes to the renderer (its number, from 1); undefined: goes at once. */

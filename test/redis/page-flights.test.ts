@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import type * as Tap from 'tap'
-import { request } from 'undici'
 import { SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
-import { purge } from '../helpers/http.ts'
+import { get as getUrl, purge } from '../helpers/http.ts'
 import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf } from '../helpers/redis.ts'
 import type { System } from '../helpers/system.ts'
 import { until } from '../helpers/until.ts'
@@ -20,10 +19,7 @@ const pair = await startSharedPair({ RENDER_SECRET: randomBytes(24).toString('ba
 t.teardown(() => pair.close())
 const systems = [pair.a, pair.b]
 
-async function get(system: System, path: string) {
-  const response = await request(`${system.url}${path}`, { headersTimeout: 20_000, bodyTimeout: 20_000 })
-  return { status: response.statusCode, cache: String(response.headers['x-cache']), body: await response.body.text() }
-}
+const get = (system: System, path: string) => getUrl(`${system.url}${path}`, { timeoutMs: 20_000 })
 
 /** Renders of the gateways (both unless told), counted, each held until `opened` (when given). */
 function countRenders(t: Tap.Test, opened?: Promise<void>, only: readonly System[] = systems) {
