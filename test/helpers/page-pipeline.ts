@@ -121,20 +121,14 @@ const routeOperations = (routes: readonly RouteDefinition[]): Set<string> => new
 /** The documents the gateway sends besides the routes' own. */
 const GATEWAY_OPERATIONS = ['NotFound', 'Redirects', 'Sitemap']
 
-/**
- * Where the tables disagree, one line each; none when a page's way through
- * the code is whole. What each check catches is the step of a recipe in
- * docs/development.md that was left out.
- */
-export function pipelineProblems(pipeline: PagePipeline): string[] {
-  const problems: string[] = []
-  const { model, operations, routes, store } = pipeline
+/** Sections and their documents: every single has a route; every document a route loads exists and is valid against the embedded schema; every channel is read. */
+function sectionAndDocumentProblems(pipeline: PagePipeline, problems: string[]): Map<string, DocumentNode> {
+  const { operations, routes } = pipeline
   const handles = new Set(routes.routes.flatMap((route) => (route.handle ? [route.handle] : [])))
   for (const single of pipeline.singles) if (!handles.has(single)) problems.push(`single ${single}: no route shows it (shared/routes.ts)`)
-
-  const used = routeOperations(routes.routes)
+  const sent = [...routeOperations(routes.routes), ...GATEWAY_OPERATIONS]
   const parsed = new Map<string, DocumentNode>()
-  for (const name of [...used, ...GATEWAY_OPERATIONS]) {
+  for (const name of sent) {
     const document = operations[name]
     if (document === undefined) {
       problems.push(`operation ${name}: a route loads it, but shared/operations.ts has no such document`)
@@ -144,41 +138,66 @@ export function pipelineProblems(pipeline: PagePipeline): string[] {
     parsed.set(name, ast)
     for (const error of validate(pipeline.schema, ast)) problems.push(`operation ${name}: ${error.message} (the content model, shared/content-model.ts, or the document)`)
   }
+  for (const channel of pipeline.channels) {
+    if (!sent.some((name) => operations[name]?.includes(`section: "${channel}"`))) problems.push(`section ${channel}: no route's document lists it (shared/routes.ts)`)
+  }
+  return parsed
+}
 
-  const selected = new Set([...parsed.values()].flatMap((ast) => [...customSelections(pipeline, ast)]))
+/** Every field of the model is read by a document, typed, and used by a screen (or the gateway). */
+function fieldProblems(pipeline: PagePipeline, documents: Iterable<DocumentNode>, problems: string[]): void {
+  const selected = new Set([...documents].flatMap((ast) => [...customSelections(pipeline, ast)]))
   for (const [typeField, handle] of customFieldsByType(pipeline)) {
-    if (!selected.has(typeField)) problems.push(`field ${typeField}: in the content model, but no document reads it (shared/operations.ts)`)
-    else {
-      const typed = new RegExp(`\\b${handle}\\??:`)
-      if (!typed.test(pipeline.contentTypes) && !typed.test(pipeline.readers)) problems.push(`field ${typeField}: read, but not typed in shared/content-types.ts`)
-      if (!new RegExp(`\\b${handle}\\b`).test(pipeline.readers)) problems.push(`field ${typeField}: read, but no screen or gateway code uses it`)
+    if (!selected.has(typeField)) {
+      problems.push(`field ${typeField}: in the content model, but no document reads it (shared/operations.ts)`)
+      continue
     }
+    const typed = new RegExp(`\\b${handle}\\??:`)
+    if (!typed.test(pipeline.contentTypes) && !typed.test(pipeline.readers)) problems.push(`field ${typeField}: read, but not typed in shared/content-types.ts`)
+    if (!new RegExp(`\\b${handle}\\b`).test(pipeline.readers)) problems.push(`field ${typeField}: read, but no screen or gateway code uses it`)
   }
-  for (const entryType of model.entryTypes) {
-    const entries = store.findEntries({ section: [entryType.section] }, undefined)
-    if (entryType.section !== 'redirects' && entries.length === 0) problems.push(`section ${entryType.section}: no entry in gateway/embedded-cms/content/`)
-    for (const { handle } of entryType.fields) {
-      if (entries.length > 0 && !entries.some((entry) => entry.fields[handle] !== undefined)) problems.push(`field ${entryType.section}.${handle}: no entry of the embedded content has a value`)
-    }
-  }
+}
 
-  for (const route of routes.routes) {
+/** The embedded content has entries of every section (redirects may be none) and a value for every field. */
+function contentProblems(pipeline: PagePipeline, problems: string[]): void {
+  for (const entryType of pipeline.model.entryTypes) {
+    const entries = pipeline.store.findEntries({ section: [entryType.section] }, undefined)
+    if (entries.length === 0) {
+      if (entryType.section !== 'redirects') problems.push(`section ${entryType.section}: no entry in gateway/embedded-cms/content/`)
+      continue
+    }
+    for (const { handle } of entryType.fields) {
+      if (!entries.some((entry) => entry.fields[handle] !== undefined)) problems.push(`field ${entryType.section}.${handle}: no entry of the embedded content has a value`)
+    }
+  }
+}
+
+/** Every route's data is read by a screen, its screen exists, and a page of its own (a single's) is reached by a link: the navigation, another page's text, or a screen. */
+function pageProblems(pipeline: PagePipeline, problems: string[]): void {
+  for (const route of pipeline.routes.routes) {
     for (const loader of route.loaders) {
       if (loader.key !== 'site' && !new RegExp(`['".]${loader.key}\\b`).test(pipeline.readers)) problems.push(`route ${route.id}: no screen reads its data '${loader.key}'`)
     }
     if (!pipeline.screens[route.screen]) problems.push(`route ${route.id}: no screen component '${route.screen}'`)
   }
-  for (const channel of pipeline.channels) {
-    const read = [...used, ...GATEWAY_OPERATIONS].some((name) => operations[name]?.includes(`section: "${channel}"`))
-    if (!read) problems.push(`section ${channel}: no route's document lists it (shared/routes.ts)`)
-  }
-  // A page of its own (a single's) is reached by a link: the navigation, another page's text, or a screen.
-  const ownPages = new Set(routes.routes.flatMap((route) => (route.handle === undefined ? [] : [route.canonical])))
+  const ownPages = new Set(pipeline.routes.routes.flatMap((route) => (route.handle === undefined ? [] : [route.canonical])))
   for (const path of ownPages) {
-    if (path !== '/' && !pipeline.contentText.includes(`"${path}"`) && !pipeline.contentText.includes(`href=\\"${path}\\"`) && !pipeline.readers.includes(`"${path}"`)) {
-      problems.push(`page ${path}: no link to it in the navigation or the content (gateway/embedded-cms/content/site-globals.json)`)
-    }
+    const linked = [`"${path}"`, `href=\\"${path}\\"`].some((link) => pipeline.contentText.includes(link)) || pipeline.readers.includes(`"${path}"`)
+    if (path !== '/' && !linked) problems.push(`page ${path}: no link to it in the navigation or the content (gateway/embedded-cms/content/site-globals.json)`)
   }
+}
+
+/**
+ * Where the tables disagree, one line each; none when a page's way through
+ * the code is whole. What each check catches is the step of a recipe in
+ * docs/development.md that was left out.
+ */
+export function pipelineProblems(pipeline: PagePipeline): string[] {
+  const problems: string[] = []
+  const documents = sectionAndDocumentProblems(pipeline, problems)
+  fieldProblems(pipeline, documents.values(), problems)
+  contentProblems(pipeline, problems)
+  pageProblems(pipeline, problems)
   if (pipeline.craftTable.documented !== pipeline.craftTable.made) problems.push('docs/craft.md: the table of the Craft model is out of date (npm run craft-model -- --write docs/craft.md)')
   return problems
 }
