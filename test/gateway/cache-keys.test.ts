@@ -9,7 +9,7 @@ import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { pageAddress } from '../../shared/page-address.ts'
 import { createRouteTable } from '../../shared/routes.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
 import { get as getUrl, purge as sendPurge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 import { sitemapLocs } from '../helpers/sitemap.ts'
@@ -20,12 +20,7 @@ import { sitemapLocs } from '../helpers/sitemap.ts'
  * keep a segment of the page cache no other key can evict.
  */
 const routes = createRouteTable(DEFAULT_SITE_HANDLE)
-const upstream = await startFaultUpstream()
-const system = await startSystem({ CRAFT_API_URL: upstream.url, PURGE_SECRET: 'cache-keys-secret' })
-t.teardown(async () => {
-  await system.close()
-  await upstream.close()
-})
+const { system, upstream } = await startFaultySystem(t, { PURGE_SECRET: 'cache-keys-secret' })
 
 const get = (target: System, path: string) => getUrl(`${target.url}${path}`)
 

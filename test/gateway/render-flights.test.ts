@@ -4,7 +4,7 @@ import type * as Tap from 'tap'
 import { request } from 'undici'
 import type { RenderResponse } from '../../gateway/renderers/renderer-pool.ts'
 import { RENDER_OUTCOME_TRAILER, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
 import { type Answer, get as getUrl, purge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
@@ -265,12 +265,7 @@ t.test('a visitor whose render was cut short (its client left mid-page) hands th
 })
 
 t.test('a preview is never coalesced with visitors: it waits on no render, and no visitor waits on it', async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: 'site-default-token' })
-  t.teardown(async () => {
-    await system.close()
-    await upstream.close()
-  })
+  const { system, upstream } = await startFaultySystem(t, { CRAFT_TOKEN: 'site-default-token' })
   const live = (await get(system, '/over-ons')).body
   system.gateway.pageCache.purge()
   const held = gate()

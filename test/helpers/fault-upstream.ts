@@ -7,6 +7,7 @@ import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
 import { embeddedCms } from '../../gateway/embedded-cms/plugin.ts'
 import { DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
 import type { CraftVersion } from '../../shared/craft-naming.ts'
+import { type System, startSystem } from './system.ts'
 
 export interface UpstreamCall {
   operationName: string | undefined
@@ -149,4 +150,30 @@ export async function startFaultUpstream(options: { contentDir?: string; version
   upstream.url = `${origin}/api`
   assetBase = `${origin}${EMBEDDED_ASSETS_PATH}`
   return upstream
+}
+
+/** A system on a fault upstream of its own, and a promise that holds a call until the test is over. */
+export interface FaultySystem {
+  system: System
+  upstream: FaultUpstream
+  /** Resolved in the teardown before anything closes: `{ kind: 'hold', until: untilTeardown }` holds a call for good, and the system still closes. */
+  untilTeardown: Promise<void>
+}
+
+/** Starts a fault upstream and a system on it (`env` beside its CRAFT_API_URL); both are closed in the test's teardown. */
+export async function startFaultySystem(
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string> = {},
+  tweak?: Parameters<typeof startSystem>[1],
+): Promise<FaultySystem> {
+  const upstream = await startFaultUpstream()
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, ...env }, tweak)
+  let release!: () => void
+  const untilTeardown = new Promise<void>((resolve) => (release = resolve))
+  t.teardown(async () => {
+    release()
+    await system.close()
+    await upstream.close()
+  })
+  return { system, upstream, untilTeardown }
 }
