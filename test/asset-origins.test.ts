@@ -5,6 +5,7 @@ import { loadGatewayConfig } from '../gateway/config.ts'
 import { shippedContent, slugsOf } from './helpers/content.ts'
 import { decodeEntities } from './helpers/html.ts'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
+import { get as getUrl } from './helpers/http.ts'
 import { ROOT } from './helpers/processes.ts'
 import { startSystem } from './helpers/system.ts'
 
@@ -25,10 +26,7 @@ const imagePath = (() => {
   return asset.url
 })()
 
-const get = async (base: string, path: string) => {
-  const response = await request(`${base}${path}`)
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-}
+const get = (base: string, path: string) => getUrl(`${base}${path}`)
 const imgSrcOf = (headers: Record<string, unknown>): string | undefined =>
   /(?:^|;\s*)img-src ([^;]*)/.exec(String(headers['content-security-policy'] ?? ''))?.[1]
 const withoutImgSrc = (headers: Record<string, unknown>): string =>

@@ -3,19 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { renderToStaticMarkup } from 'react-dom/server'
 import t from 'tap'
-import { request } from 'undici'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { ErrorPage } from '../renderer/app/components/error-page.tsx'
 import { type PagePayload, errorPayload } from '../shared/payload.ts'
-import { startFaultUpstream } from './helpers/fault-upstream.ts'
+import { startFaultUpstream, startFaultySystem } from './helpers/fault-upstream.ts'
 import { documentTitleOf, h1Of } from './helpers/html.ts'
+import { getPage } from './helpers/http.ts'
 import { freePort } from './helpers/ports.ts'
 import { startSystem } from './helpers/system.ts'
 
-const get = async (url: string) => {
-  const response = await request(url)
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (url: string) => getPage(url)
 
 t.test('upstream answering 500: a Dutch error page with 502', async (t) => {
   const upstream = await startFaultUpstream()
@@ -47,15 +44,7 @@ t.test('upstream unreachable: 502, no hang, no crash', async (t) => {
 
 t.test('upstream too slow: 504 within the configured timeout', async (t) => {
   const timeoutMs = 1000
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, UPSTREAM_HEADERS_TIMEOUT_MS: String(timeoutMs) })
-  let release!: () => void
-  const never = new Promise<void>((resolve) => (release = resolve))
-  t.teardown(async () => {
-    release()
-    await system.close()
-    await upstream.close()
-  })
+  const { system, upstream, untilTeardown: never } = await startFaultySystem(t, { UPSTREAM_HEADERS_TIMEOUT_MS: String(timeoutMs) })
   const arrivals: { operation: string | undefined; at: number }[] = []
   upstream.behave = (call) => {
     arrivals.push({ operation: call.operationName, at: performance.now() })

@@ -1,30 +1,20 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
-import { type FaultUpstream, startFaultUpstream } from './helpers/fault-upstream.ts'
+import { startFaultySystem } from './helpers/fault-upstream.ts'
 import { h1Of } from './helpers/html.ts'
+import { getPage } from './helpers/http.ts'
 import { type System, startSystem } from './helpers/system.ts'
 
 const ERROR_HEADING = 'Er is iets misgegaan.'
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function get(system: System, path: string, headers: Record<string, string> = {}) {
-  const response = await request(`${system.url}${path}`, { headers })
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (system: System, path: string, headers: Record<string, string> = {}) => getPage(`${system.url}${path}`, { headers })
 
 /** Entries expire almost at once, so every request after a short pause asks the CMS again. */
 const SHORT_TTLS = { CACHE_TTL_MS: '100', CACHE_SWR_MS: '0', PAGE_CACHE_TTL_MS: '100' }
 
-async function faultySystem(t: Test, env: Record<string, string> = {}, tweak?: Parameters<typeof startSystem>[1]): Promise<{ system: System; upstream: FaultUpstream }> {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, LOG_LEVEL: 'debug', ...env }, tweak)
-  t.teardown(async () => {
-    await system.close()
-    await upstream.close()
-  })
-  return { system, upstream }
-}
+const faultySystem = (t: Test, env: Record<string, string> = {}, tweak?: Parameters<typeof startSystem>[1]) => startFaultySystem(t, { LOG_LEVEL: 'debug', ...env }, tweak)
 
 /** The about page as Craft would send it, with the given title. */
 function aboutPage(title: string): string {

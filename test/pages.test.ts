@@ -9,16 +9,14 @@ import { FIXED_ARTICLES, FIXED_JOB_PAGES, FIXED_SERVICE_PAGES } from '../shared/
 import { withProduct } from '../shared/sections.ts'
 import { shippedContent, slugsOf, titleOf } from './helpers/content.ts'
 import { documentTitleOf, h1Of } from './helpers/html.ts'
+import { getPage } from './helpers/http.ts'
 import { startSystem } from './helpers/system.ts'
 
 const store = shippedContent()
 const system = await startSystem()
 t.teardown(() => system.close())
 
-const get = async (path: string, headers: Record<string, string> = {}) => {
-  const response = await request(`${system.url}${path}`, { headers })
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (path: string, headers: Record<string, string> = {}) => getPage(`${system.url}${path}`, { headers })
 
 /** Every row of the route table with the title its page must show. */
 const expectations: [path: string, title: string][] = [

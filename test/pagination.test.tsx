@@ -1,10 +1,10 @@
 import { renderToStaticMarkup } from 'react-dom/server'
 import t from 'tap'
-import { request } from 'undici'
 import { TopicalScreen } from '../renderer/app/screens/topical-screen.tsx'
 import { ARTICLES_PER_PAGE } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
 import { decodeEntities } from './helpers/html.ts'
+import { getPage } from './helpers/http.ts'
 import { startSystem } from './helpers/system.ts'
 
 // The news overview's pages: "Vorige" and "Volgende" (links where there is a
@@ -15,10 +15,7 @@ const SITE = 'https://www.havenborg.example'
 const system = await startSystem({ SITE_URL: SITE })
 t.teardown(() => system.close())
 
-const get = async (path: string) => {
-  const response = await request(`${system.url}${path}`)
-  return { status: response.statusCode, html: await response.body.text() }
-}
+const get = (path: string) => getPage(`${system.url}${path}`)
 
 /** The rel="prev" and rel="next" links of some markup, by rel. */
 const relLinksOf = (markup: string): Record<string, string> =>

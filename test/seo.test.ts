@@ -5,6 +5,7 @@ import { createRouteTable } from '../shared/routes.ts'
 import { shippedContent, slugsOf, titleOf } from './helpers/content.ts'
 import { decodeEntities } from './helpers/html.ts'
 import { startFaultUpstream } from './helpers/fault-upstream.ts'
+import { getPage } from './helpers/http.ts'
 import { startSystem } from './helpers/system.ts'
 import { locsOf, sitemapLocs } from './helpers/sitemap.ts'
 
@@ -15,10 +16,7 @@ const store = shippedContent()
 const system = await startSystem({ SITE_URL: SITE, EMBEDDED_ASSET_URL: ASSETS })
 t.teardown(() => system.close())
 
-const get = async (path: string) => {
-  const response = await request(`${system.url}${path}`)
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (path: string) => getPage(`${system.url}${path}`)
 const attr = (html: string, pattern: RegExp): string | undefined => {
   const value = pattern.exec(html)?.[1]
   return value === undefined ? undefined : decodeEntities(value)

@@ -3,8 +3,10 @@ import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { get as getUrl } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 import { sitemapLocs } from '../helpers/sitemap.ts'
+import { until } from '../helpers/until.ts'
 
 // One budget of uncached work per client (CLIENT_WORK_BUDGET): a render is a unit, a CMS call for a request a unit.
 // The window is an hour, so that nothing refills while a test runs; previews are limited by the budget only.
@@ -12,20 +14,10 @@ const BUDGET = 12
 const HOUR = String(60 * 60 * 1000)
 const env = { TRUST_PROXY: '1', CLIENT_WORK_BUDGET: String(BUDGET), RATE_LIMIT_WINDOW_MS: HOUR, PREVIEW_RATE_LIMIT: '100000' }
 
-/** Waits on a state of the gateway or a stand-in, checked as the event loop turns (never a fixed sleep). */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 12_000; turn++) {
-    if (condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  throw new Error(`never came: ${what}`)
-}
-
 let counter = 0
-async function get(system: System, path: string, client: string, headers: Record<string, string> = {}) {
-  const response = await request(`${system.url}${path}`, { headers: { 'x-forwarded-for': client, 'x-request-id': `admission-${++counter}`, ...headers } })
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-}
+/** A request from `client`, each with a request id of its own. */
+const get = (system: System, path: string, client: string, headers: Record<string, string> = {}) =>
+  getUrl(`${system.url}${path}`, { headers: { 'x-forwarded-for': client, 'x-request-id': `admission-${++counter}`, ...headers } })
 
 /** Unique junk preview tokens from one client until it is refused; how many were let through. */
 async function spend(t: Test, system: System, client: string): Promise<number> {

@@ -4,21 +4,9 @@ import t from 'tap'
 import { request } from 'undici'
 import { CSP_NONCE_HEADER, RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { get } from '../helpers/http.ts'
 import { startSystem } from '../helpers/system.ts'
-
-/** Waits on a state of the gateway or a stand-in, checked as the event loop turns (never a fixed sleep). */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 12_000; turn++) {
-    if (condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  throw new Error(`never came: ${what}`)
-}
-
-async function get(url: string, headers: Record<string, string> = {}) {
-  const response = await request(url, { headers })
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-}
+import { until } from '../helpers/until.ts'
 
 async function metric(internalUrl: string, kind: string, outcome: string): Promise<number> {
   const text = await (await request(`${internalUrl}/metrics`)).body.text()
@@ -51,7 +39,7 @@ t.test('at most CMS_CONCURRENCY calls reach the CMS; past the queue a request ge
 
   holding = true
   // Previews bypass every cache: each asks the CMS several things at once.
-  const previews = [1, 2, 3].map((n) => get(`${system.url}/over-ons/_payload.json`, { 'x-craft-token': `held-${n}` }))
+  const previews = [1, 2, 3].map((n) => get(`${system.url}/over-ons/_payload.json`, { headers: { 'x-craft-token': `held-${n}` } }))
   await until(() => callsWhileHolding === 2 && gates.cms.waiting > 0, 'two calls held, the rest queued')
   t.equal(gates.cms.inFlight, 2)
 

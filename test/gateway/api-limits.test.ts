@@ -4,6 +4,7 @@ import { keyMemoBytes } from '../../shared/cache-key.ts'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { get as getUrl, purge as sendPurge } from '../helpers/http.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const API_CACHE_MAX_ENTRIES = 5
@@ -27,11 +28,7 @@ const post = async (body: string) => {
   return { status: response.statusCode, cache: response.headers['x-cache'], json: (await response.body.json()) as Record<string, any> }
 }
 const api = (query: string, variables: unknown) => post(JSON.stringify({ query, variables }))
-const get = async (path: string) => {
-  const response = await request(`${system.url}${path}`)
-  await response.body.dump()
-  return { status: response.statusCode, cache: response.headers['x-cache'] }
-}
+const get = (path: string) => getUrl(`${system.url}${path}`)
 const jobBySlug = (slug: string) => api(operations.JobBySlug, { slug, site: DEFAULT_SITE_HANDLE })
 
 /** What the gateway holds and asks, to compare before and after a refused request. */
@@ -92,13 +89,9 @@ t.test('an /api request the pages\' cache holds fresh is a hit from there, and s
 
 t.test('a purge empties the /api cache too', async (t) => {
   const purge = async (body: unknown) => {
-    const response = await request(`${system.url}/api/purge`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-purge-secret': 'webhook-secret' },
-      body: JSON.stringify(body),
-    })
-    t.equal(response.statusCode, 200)
-    return (await response.body.json()) as { purged: number }
+    const answer = await sendPurge(system.url, body, { secret: 'webhook-secret' })
+    t.equal(answer.status, 200)
+    return answer.json as { purged: number }
   }
   await jobBySlug('geen-vacature-a')
   t.equal((await jobBySlug('geen-vacature-a')).cache, 'HIT', 'cached for /api')

@@ -4,6 +4,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
+import { purge as sendPurge } from '../helpers/http.ts'
 import { ROOT } from '../helpers/processes.ts'
 import { startSystem } from '../helpers/system.ts'
 
@@ -17,14 +18,7 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
   const response = await request(`${system.url}${path}`, { headers })
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
 }
-const purge = async (body: unknown, secret?: string) => {
-  const response = await request(`${system.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(secret ? { 'x-purge-secret': secret } : {}) },
-    body: JSON.stringify(body),
-  })
-  return { status: response.statusCode, json: (await response.body.json()) as Record<string, any> }
-}
+const purge = (body: unknown, secret?: string) => sendPurge(system.url, body, { secret })
 
 t.test('builds/latest.json names the build, uncached', async (t) => {
   const latest = await get(`/builds/latest.json?${Date.now()}`)

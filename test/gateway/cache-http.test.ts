@@ -3,11 +3,20 @@ import { request } from 'undici'
 import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
-import { startSystem } from '../helpers/system.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
+import type { System } from '../helpers/system.ts'
+import { until } from '../helpers/until.ts'
 
 const operations = createOperations(DEFAULT_SITE_HANDLE)
 const body = JSON.stringify({ query: operations.EstablishmentList, variables: { site: DEFAULT_SITE_HANDLE } })
+
+/** Sends the document to the system's /api: the answer's cache status, status and text. */
+const poster = (system: System) => () =>
+  request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).then(async (r) => ({
+    cache: r.headers['x-cache'],
+    status: r.statusCode,
+    text: await r.body.text(),
+  }))
 
 function gate(): { until: Promise<void>; open: () => void } {
   let open!: () => void
@@ -15,18 +24,8 @@ function gate(): { until: Promise<void>; open: () => void } {
   return { until, open }
 }
 
-/** Resolves once `reached` holds, checked after each turn of the event loop (no timer: the state is what is waited on). */
-async function until(reached: () => boolean): Promise<void> {
-  while (!reached()) await new Promise((resolve) => setImmediate(resolve))
-}
-
 t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream call', { timeout: 30_000 }, async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url })
-  t.teardown(async () => {
-    await system.close()
-    await upstream.close()
-  })
+  const { system, upstream } = await startFaultySystem(t)
   const held = gate()
   upstream.behave = (call) => (call.operationName === 'EstablishmentList' ? { kind: 'hold', until: held.until } : { kind: 'pass' })
   const upstreamCalls = () => upstream.calls.filter((call) => call.operationName === 'EstablishmentList').length
@@ -42,7 +41,7 @@ t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream
       .finally(() => answered++),
   )
   // Released once every request waits on the one flight; a second upstream call or an early answer shows they do not, and fails below.
-  await until(() => system.gateway.apiCache.waitingOn(key) === 100 || upstreamCalls() > 1 || answered > 0)
+  await until(() => system.gateway.apiCache.waitingOn(key) === 100 || upstreamCalls() > 1 || answered > 0, '100 requests waiting on one flight')
   t.equal(answered, 0, 'no answer before the upstream answers')
   t.equal(upstreamCalls(), 1, 'one upstream request while 100 wait')
   held.open()
@@ -54,18 +53,8 @@ t.test('single flight over the wire: 100 concurrent identical misses, 1 upstream
 })
 
 t.test('stale-while-revalidate over the wire: stale at once, one refresh per key', async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, CACHE_TTL_MS: '0', CACHE_SWR_MS: '600000' })
-  t.teardown(async () => {
-    await system.close()
-    await upstream.close()
-  })
-  const post = () =>
-    request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).then(async (r) => ({
-      cache: r.headers['x-cache'],
-      status: r.statusCode,
-      text: await r.body.text(),
-    }))
+  const { system, upstream } = await startFaultySystem(t, { CACHE_TTL_MS: '0', CACHE_SWR_MS: '600000' })
+  const post = poster(system)
   const first = await post()
   t.equal(first.cache, 'MISS')
   const held = gate()
@@ -78,18 +67,8 @@ t.test('stale-while-revalidate over the wire: stale at once, one refresh per key
 })
 
 t.test('stale-if-error over the wire: an error status or a dropped connection gets the last good answer', async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
-  t.teardown(async () => {
-    await system.close()
-    await upstream.close()
-  })
-  const post = () =>
-    request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).then(async (r) => ({
-      cache: r.headers['x-cache'],
-      status: r.statusCode,
-      text: await r.body.text(),
-    }))
+  const { system, upstream } = await startFaultySystem(t, { CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
+  const post = poster(system)
   const first = await post()
   t.equal(first.cache, 'MISS')
   t.equal(first.status, 200)

@@ -9,7 +9,8 @@ import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { pageAddress } from '../../shared/page-address.ts'
 import { createRouteTable } from '../../shared/routes.ts'
 import { splitSitePath } from '../../shared/site-path.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
+import { get as getUrl, purge as sendPurge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 import { sitemapLocs } from '../helpers/sitemap.ts'
 
@@ -19,17 +20,9 @@ import { sitemapLocs } from '../helpers/sitemap.ts'
  * keep a segment of the page cache no other key can evict.
  */
 const routes = createRouteTable(DEFAULT_SITE_HANDLE)
-const upstream = await startFaultUpstream()
-const system = await startSystem({ CRAFT_API_URL: upstream.url, PURGE_SECRET: 'cache-keys-secret' })
-t.teardown(async () => {
-  await system.close()
-  await upstream.close()
-})
+const { system, upstream } = await startFaultySystem(t, { PURGE_SECRET: 'cache-keys-secret' })
 
-async function get(target: System, path: string): Promise<{ status: number; cache: string | undefined; body: string }> {
-  const response = await request(`${target.url}${path}`)
-  return { status: response.statusCode, cache: response.headers['x-cache'] as string | undefined, body: await response.body.text() }
-}
+const get = (target: System, path: string) => getUrl(`${target.url}${path}`)
 
 /** Renders the renderer answered so far, by its own metrics. */
 async function renders(target: System): Promise<number> {
@@ -52,13 +45,8 @@ async function all(target: System, paths: string[], connections = 8): Promise<{ 
 }
 
 async function purgeSections(sections: string[]): Promise<void> {
-  const response = await request(`${system.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': 'cache-keys-secret' },
-    body: JSON.stringify({ sections, hard: true }),
-  })
-  await response.body.dump()
-  if (response.statusCode !== 200) throw new Error(`purge: ${response.statusCode}`)
+  const { status } = await sendPurge(system.url, { sections, hard: true }, { secret: 'cache-keys-secret' })
+  if (status !== 200) throw new Error(`purge: ${status}`)
 }
 
 const payloadOf = (html: string): Record<string, unknown> => JSON.parse(/<script type="application\/json" id="__PAYLOAD__">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? 'null') as Record<string, unknown>
@@ -147,13 +135,7 @@ t.test('404s of unknown paths cost one render and at most the two layout queries
 
 t.test('the stored 404 page and its notFound answer go with a purge of their section, and stay through others', async (t) => {
   const purge = async (sections: string[]) => {
-    const response = await request(`${system.url}/api/purge`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-purge-secret': 'cache-keys-secret' },
-      body: JSON.stringify({ sections, hard: true }),
-    })
-    await response.body.dump()
-    t.equal(response.statusCode, 200)
+    t.equal((await sendPurge(system.url, { sections, hard: true }, { secret: 'cache-keys-secret' })).status, 200)
   }
   await get(system, '/weg-ermee')
   t.equal((await get(system, '/weg-ermee')).cache, 'HIT')

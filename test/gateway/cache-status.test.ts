@@ -2,7 +2,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
 import { REFUSED_URL } from '../helpers/ports.ts'
 import { startSystem } from '../helpers/system.ts'
 
@@ -45,15 +45,8 @@ t.test('answers that never touched a cache say BYPASS: errors, redirects, render
 })
 
 t.test('upstream failures on /api say BYPASS: 502 and 504', async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, UPSTREAM_HEADERS_TIMEOUT_MS: '1000' }) // an answering upstream is never taken for a slow one on a loaded machine
-  let release!: () => void
-  const never = new Promise<void>((resolve) => (release = resolve))
-  t.teardown(async () => {
-    release()
-    await system.close()
-    await upstream.close()
-  })
+  // An answering upstream is never taken for a slow one on a loaded machine.
+  const { system, upstream, untilTeardown: never } = await startFaultySystem(t, { UPSTREAM_HEADERS_TIMEOUT_MS: '1000' })
   const body = JSON.stringify({ query: operations.JobList, variables: { site: DEFAULT_SITE_HANDLE } })
   upstream.behave = () => ({ kind: 'answer', status: 500, body: '<html>down</html>', contentType: 'text/html' })
   t.same(await call(`${system.url}/api`, { method: 'POST', body, contentType: 'application/json' }), { status: 502, cache: 'BYPASS' })

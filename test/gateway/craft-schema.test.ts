@@ -1,11 +1,10 @@
-import { type Server, createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import type { CraftVersion } from '../../shared/craft-naming.ts'
-import { startEmbeddedCms } from '../helpers/fault-upstream.ts'
+import { startFaultUpstream } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
+import { getPage } from '../helpers/http.ts'
 import { freePort } from '../helpers/ports.ts'
 import { within } from '../helpers/redis.ts'
 import { type System, startSystem } from '../helpers/system.ts'
@@ -34,51 +33,34 @@ const namedType = (type: TypeRef): string | null => (type.ofType ? namedType(typ
  */
 interface CraftStandIn {
   url: string
-  port: number
   operations: string[]
   hide: Set<string>
   refuseToken: boolean
-  close(): Promise<void>
+}
+
+/** An introspection answer without the `hidden` types, as Craft leaves out what the schema may not read: the types, and the fields that would lead to them. */
+function withoutTypes(text: string, hidden: ReadonlySet<string>): string {
+  const parsed = JSON.parse(text) as { data: { __schema: { types: IntrospectedType[] } } }
+  const schema = parsed.data.__schema
+  schema.types = schema.types.filter((type) => !hidden.has(type.name))
+  for (const type of schema.types) {
+    if (type.possibleTypes) type.possibleTypes = type.possibleTypes.filter((possible) => !hidden.has(possible.name))
+    if (type.fields) type.fields = type.fields.filter((field) => !hidden.has(namedType(field.type) ?? ''))
+  }
+  return JSON.stringify(parsed)
 }
 
 async function startCraftStandIn(t: Test, version: CraftVersion, port = 0): Promise<CraftStandIn> {
-  const cms = await startEmbeddedCms({ version })
-  const standIn: CraftStandIn = { url: '', port: 0, operations: [], hide: new Set(), refuseToken: false, close: async () => undefined }
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const body = Buffer.concat(chunks).toString('utf8')
-    const { operationName } = JSON.parse(body || '{}') as { operationName?: string }
+  const upstream = await startFaultUpstream({ version, port })
+  t.teardown(() => upstream.close())
+  const standIn: CraftStandIn = { url: upstream.url, operations: [], hide: new Set(), refuseToken: false }
+  upstream.behave = ({ operationName }) => {
     standIn.operations.push(operationName ?? 'anonymous')
-    if (standIn.refuseToken) {
-      // Craft's answer to a bad bearer token: an error that is no GraphQL answer.
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Invalid Authorization header' }))
-      return
-    }
-    const answer = await request(cms.url, { method: 'POST', headers: { 'content-type': 'application/json', ...(req.headers['x-craft-token'] ? { 'x-craft-token': String(req.headers['x-craft-token']) } : {}) }, body })
-    let text = await answer.body.text()
-    if (operationName === 'IntrospectionQuery' && standIn.hide.size > 0) {
-      const parsed = JSON.parse(text) as { data: { __schema: { types: IntrospectedType[] } } }
-      const schema = parsed.data.__schema
-      // As Craft leaves out what the schema may not read: the types, and the fields that would lead to them.
-      schema.types = schema.types.filter((type) => !standIn.hide.has(type.name))
-      for (const type of schema.types) {
-        if (type.possibleTypes) type.possibleTypes = type.possibleTypes.filter((possible) => !standIn.hide.has(possible.name))
-        if (type.fields) type.fields = type.fields.filter((field) => !standIn.hide.has(namedType(field.type) ?? ''))
-      }
-      text = JSON.stringify(parsed)
-    }
-    res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text)
-  })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  standIn.port = (server.address() as AddressInfo).port
-  standIn.url = `http://127.0.0.1:${standIn.port}/api`
-  standIn.close = async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-    await cms.app.close()
+    // Craft's answer to a bad bearer token: an error that is no GraphQL answer.
+    if (standIn.refuseToken) return { kind: 'answer', status: 400, body: JSON.stringify({ message: 'Invalid Authorization header' }) }
+    if (operationName === 'IntrospectionQuery' && standIn.hide.size > 0) return { kind: 'pass', rewrite: (text) => withoutTypes(text, standIn.hide) }
+    return { kind: 'pass' }
   }
-  t.teardown(() => standIn.close())
   return standIn
 }
 
@@ -88,10 +70,7 @@ async function system(t: Test, env: Record<string, string>): Promise<System> {
   return started
 }
 
-async function get(target: System, path: string) {
-  const response = await request(`${target.url}${path}`)
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (target: System, path: string) => getPage(`${target.url}${path}`)
 
 interface Readiness {
   status: string

@@ -5,6 +5,7 @@ import { PageCache } from '../../gateway/cache/page-cache.ts'
 import type { RenderResponse } from '../../gateway/renderers/renderer-pool.ts'
 import { PAGE_REVALIDATION_MS } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
+import { get as getUrl } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 /**
@@ -117,10 +118,7 @@ t.test('over HTTP: while one request renders an expired page, the others get it 
   const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
   t.teardown(() => system.close())
   // Bounded, so that without the feature the others (held at the gate too) fail the test instead of hanging it.
-  const get = async (path: string) => {
-    const response = await request(`${system.url}${path}`, { headersTimeout: 20_000 })
-    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-  }
+  const get = (path: string) => getUrl(`${system.url}${path}`, { timeoutMs: 20_000 })
   const first = await get('/kantoren')
   t.equal(first.headers['x-cache'], 'MISS')
 

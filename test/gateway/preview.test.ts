@@ -1,10 +1,9 @@
 import t from 'tap'
-import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { shippedContent, titleOf } from '../helpers/content.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
-import { startSystem } from '../helpers/system.ts'
+import { getPage } from '../helpers/http.ts'
 
 const ABOUT_DRAFT = 'preview-token-about-draft'
 const NEW_ARTICLE = 'preview-token-new-article'
@@ -12,17 +11,9 @@ const SITE_TOKEN = 'site-default-token'
 const DRAFT_ARTICLE = '/topical/concept-nieuwsbericht-renteverandering'
 const liveAbout = titleOf(shippedContent(), `${DEFAULT_SITE_HANDLE}About`)
 
-const upstream = await startFaultUpstream()
-const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN })
-t.teardown(async () => {
-  await system.close()
-  await upstream.close()
-})
+const { system, upstream } = await startFaultySystem(t, { CRAFT_TOKEN: SITE_TOKEN })
 
-const get = async (path: string, headers: Record<string, string> = {}) => {
-  const response = await request(`${system.url}${path}`, { headers })
-  return { status: response.statusCode, headers: response.headers, html: await response.body.text() }
-}
+const get = (path: string, headers: Record<string, string> = {}) => getPage(`${system.url}${path}`, { headers })
 const cacheSizes = () => ({ query: system.gateway.cache.size, pages: system.gateway.pageCache.size })
 
 t.test('a preview shows the draft, privately, and offers the token as a cookie', async (t) => {

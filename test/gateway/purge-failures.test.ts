@@ -1,5 +1,5 @@
 import t from 'tap'
-import { request } from 'undici'
+import { purge as sendPurge } from '../helpers/http.ts'
 import { startSystem } from '../helpers/system.ts'
 
 const SECRET = 'purge-secret-for-tests'
@@ -9,11 +9,9 @@ const system = await startSystem({ PURGE_SECRET: SECRET, PURGE_RATE_LIMIT: Strin
 t.teardown(() => system.close())
 
 const purge = async (client: string, secret: string | undefined) => {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-forwarded-for': client }
-  if (secret !== undefined) headers['x-purge-secret'] = secret
-  const response = await request(`${system.url}/api/purge`, { method: 'POST', headers, body: '{"tags":["jobs"]}' })
-  const json = (await response.body.json()) as { errors?: { extensions: { code: string } }[] }
-  return { status: response.statusCode, code: json.errors?.[0]?.extensions.code, retryAfter: response.headers['retry-after'] }
+  const answer = await sendPurge(system.url, '{"tags":["jobs"]}', { secret, headers: { 'x-forwarded-for': client } })
+  const json = answer.json as { errors?: { extensions: { code: string } }[] }
+  return { status: answer.status, code: json.errors?.[0]?.extensions.code, retryAfter: answer.headers['retry-after'] }
 }
 
 t.test('failures lock out their own address only; successful purges never count', async (t) => {

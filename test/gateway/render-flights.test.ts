@@ -4,8 +4,9 @@ import type * as Tap from 'tap'
 import { request } from 'undici'
 import type { RenderResponse } from '../../gateway/renderers/renderer-pool.ts'
 import { RENDER_OUTCOME_TRAILER, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
 import { h1Of } from '../helpers/html.ts'
+import { type Answer, get as getUrl, purge } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 /**
@@ -18,17 +19,10 @@ import { type System, startSystem } from '../helpers/system.ts'
 
 const VISITORS = 50
 
-interface Page {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
+type Page = Answer
 
 /** Bounded, so that a waiter that never ends fails the test instead of hanging it. */
-async function get(system: System, path: string, headers: Record<string, string> = {}): Promise<Page> {
-  const response = await request(`${system.url}${path}`, { headers, headersTimeout: 20_000, bodyTimeout: 20_000 })
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-}
+const get = (system: System, path: string, headers: Record<string, string> = {}): Promise<Page> => getUrl(`${system.url}${path}`, { headers, timeoutMs: 20_000 })
 
 interface RenderOptions {
   /** What a render waits for before it goes to the renderer (its number, from 1); undefined: goes at once. */
@@ -146,13 +140,7 @@ t.test(`after a purge of ${SITE_SETTINGS_HANDLE}, ${VISITORS} concurrent visitor
   const paths = ['/', '/kantoren', '/over-ons', '/actueel']
   for (const path of paths) t.equal((await get(system, path)).status, 200, `${path} stored`)
 
-  const purge = await request(`${system.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': 'webhook-secret' },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE], hard: true }),
-  })
-  t.equal(purge.statusCode, 200)
-  await purge.body.dump()
+  t.equal((await purge(system.url, { sections: [SITE_SETTINGS_HANDLE], hard: true }, { secret: 'webhook-secret' })).status, 200)
   for (const path of paths) t.equal(system.gateway.pageCache.stale(path), undefined, `${path} purged`)
 
   const held = gate()
@@ -277,12 +265,7 @@ t.test('a visitor whose render was cut short (its client left mid-page) hands th
 })
 
 t.test('a preview is never coalesced with visitors: it waits on no render, and no visitor waits on it', async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: 'site-default-token' })
-  t.teardown(async () => {
-    await system.close()
-    await upstream.close()
-  })
+  const { system, upstream } = await startFaultySystem(t, { CRAFT_TOKEN: 'site-default-token' })
   const live = (await get(system, '/over-ons')).body
   system.gateway.pageCache.purge()
   const held = gate()

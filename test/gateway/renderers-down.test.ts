@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { startSystem } from '../helpers/system.ts'
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+import { until as reached } from '../helpers/until.ts'
 
 /**
  * A TCP proxy in front of the renderer. `pass` forwards; `hang` takes every
@@ -86,7 +85,7 @@ t.test('every renderer hung: stored pages answer STALE without a render being se
   t.teardown(() => system.close())
   const logged = (msg: string): number => system.gatewayLogs.lines.filter((line) => line.msg === msg).length
   const until = async (what: string, done: () => boolean): Promise<void> => {
-    for (let i = 0; i < 600 && !done(); i++) await pause(50)
+    await reached(done, what)
     t.ok(done(), what)
   }
   const agent = new Agent({ connections: 8 })

@@ -4,16 +4,14 @@ import type * as Tap from 'tap'
 import { request } from 'undici'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
+import { get as getUrl } from '../helpers/http.ts'
 import { type System, startSystem } from '../helpers/system.ts'
 
 // A page's TTL of 0: stored, never fresh, so every request asks a renderer first, and a stored page can only stand in.
 t.test('with every renderer down, a stored page past its TTL stands in (X-Cache: STALE) while its payload still answers', async (t) => {
   const system = await startSystem({ PAGE_CACHE_TTL_MS: '0' })
   t.teardown(() => system.close())
-  const get = async (path: string, headers: Record<string, string> = {}) => {
-    const response = await request(`${system.url}${path}`, { headers })
-    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-  }
+  const get = (path: string, headers: Record<string, string> = {}) => getUrl(`${system.url}${path}`, { headers })
   const rendered = await get('/kantoren')
   t.equal(rendered.status, 200)
   t.equal(rendered.headers['x-cache'], 'MISS')

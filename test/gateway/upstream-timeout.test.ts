@@ -2,22 +2,13 @@ import t from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
-import { startFaultUpstream } from '../helpers/fault-upstream.ts'
-import { startSystem } from '../helpers/system.ts'
+import { startFaultySystem } from '../helpers/fault-upstream.ts'
 
 // Long enough that an answering upstream is never taken for a slow one on a loaded machine; a hold waits it out.
 const TIMEOUT_MS = 1000
 
 t.test('an upstream past the timeout: 504, and stale-if-error once something is cached', async (t) => {
-  const upstream = await startFaultUpstream()
-  const system = await startSystem({ CRAFT_API_URL: upstream.url, UPSTREAM_HEADERS_TIMEOUT_MS: String(TIMEOUT_MS), CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
-  let release!: () => void
-  const never = new Promise<void>((resolve) => (release = resolve))
-  t.teardown(async () => {
-    release()
-    await system.close()
-    await upstream.close()
-  })
+  const { system, upstream, untilTeardown: never } = await startFaultySystem(t, { UPSTREAM_HEADERS_TIMEOUT_MS: String(TIMEOUT_MS), CACHE_TTL_MS: '0', CACHE_SWR_MS: '0' })
   const body = JSON.stringify({ query: createOperations(DEFAULT_SITE_HANDLE).ServiceList, variables: { site: DEFAULT_SITE_HANDLE } })
   const post = async () => {
     const response = await request(`${system.url}/api`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })

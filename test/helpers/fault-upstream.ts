@@ -7,6 +7,7 @@ import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
 import { embeddedCms } from '../../gateway/embedded-cms/plugin.ts'
 import { DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../../shared/constants.ts'
 import type { CraftVersion } from '../../shared/craft-naming.ts'
+import { type System, startSystem } from './system.ts'
 
 export interface UpstreamCall {
   operationName: string | undefined
@@ -17,7 +18,8 @@ export interface UpstreamCall {
 }
 
 export type Behaviour =
-  | { kind: 'pass' }
+  /** Forwarded to the embedded CMS; its answer's text through `rewrite` when given (a schema that hides types). */
+  | { kind: 'pass'; rewrite?: (text: string) => string }
   | { kind: 'answer'; status: number; body: string; contentType?: string }
   | { kind: 'hold'; until: Promise<void> }
   | { kind: 'destroy' }
@@ -54,14 +56,47 @@ export async function startEmbeddedCms(options: { contentDir?: string; assetBase
   return { url: `http://127.0.0.1:${port}${EMBEDDED_CMS_PATH}`, app, store }
 }
 
+/** A call of the API: its body as it came, and what it asks. */
+async function readCall(req: IncomingMessage): Promise<{ raw: Buffer; call: UpstreamCall }> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const raw = Buffer.concat(chunks)
+  let parsed: { operationName?: string; variables?: Record<string, unknown> } = {}
+  try {
+    parsed = JSON.parse(raw.toString('utf8')) as typeof parsed
+  } catch {
+    // forwarded as it is
+  }
+  const header = (name: string): string | undefined => {
+    const value = req.headers[name]
+    return typeof value === 'string' ? value : undefined
+  }
+  return {
+    raw,
+    call: {
+      operationName: parsed.operationName,
+      variables: parsed.variables ?? {},
+      token: header('x-craft-token'),
+      authorization: header('authorization'),
+      requestId: header('x-request-id'),
+    },
+  }
+}
+
 /**
- * An upstream for tests: forwards to the embedded CMS unless told to answer
- * garbage, an error status, hold a call back, or drop the connection.
+ * An upstream for tests: forwards to the embedded CMS (in `version`'s naming)
+ * unless told to answer garbage, an error status, hold a call back, change the
+ * answer or drop the connection. On `port` when given (a Craft that comes up
+ * at an address the gateway already has).
  */
-export async function startFaultUpstream(options: { contentDir?: string } = {}): Promise<FaultUpstream> {
+export async function startFaultUpstream(options: { contentDir?: string; version?: CraftVersion; port?: number } = {}): Promise<FaultUpstream> {
   // Like a Craft, one host for the API and its assets: the asset URLs are on the upstream's own origin.
   let assetBase = ''
-  const cms = await startEmbeddedCms({ ...options, assetBase: () => assetBase })
+  const cms = await startEmbeddedCms({
+    ...(options.contentDir === undefined ? {} : { contentDir: options.contentDir }),
+    ...(options.version === undefined ? {} : { version: options.version }),
+    assetBase: () => assetBase,
+  })
   const upstream: FaultUpstream = {
     url: '',
     calls: [],
@@ -82,32 +117,14 @@ export async function startFaultUpstream(options: { contentDir?: string } = {}):
       res.end(Buffer.from(await answer.body.arrayBuffer()))
       return
     }
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const raw = Buffer.concat(chunks)
-    let parsed: { operationName?: string; variables?: Record<string, unknown> } = {}
-    try {
-      parsed = JSON.parse(raw.toString('utf8')) as typeof parsed
-    } catch {
-      // forwarded as it is
-    }
-    const header = (name: string): string | undefined => {
-      const value = req.headers[name]
-      return typeof value === 'string' ? value : undefined
-    }
-    const call: UpstreamCall = {
-      operationName: parsed.operationName,
-      variables: parsed.variables ?? {},
-      token: header('x-craft-token'),
-      authorization: header('authorization'),
-      requestId: header('x-request-id'),
-    }
+    const { raw, call } = await readCall(req)
     upstream.calls.push(call)
     let behaviour = upstream.behave(call)
     if (behaviour.kind === 'hold') {
       await behaviour.until
       behaviour = { kind: 'pass' }
     }
+    const rewrite = behaviour.kind === 'pass' ? behaviour.rewrite : undefined
     if (behaviour.kind === 'destroy') {
       req.socket.destroy()
       return
@@ -122,15 +139,41 @@ export async function startFaultUpstream(options: { contentDir?: string } = {}):
     const answer = await request(cms.url, { method: 'POST', headers: forwarded, body: raw })
     const body = Buffer.from(await answer.body.arrayBuffer())
     res.writeHead(answer.statusCode, { 'content-type': 'application/json' })
-    res.end(body)
+    res.end(rewrite ? rewrite(body.toString('utf8')) : body)
   }
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy())
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const address = server.address()
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
   upstream.url = `${origin}/api`
   assetBase = `${origin}${EMBEDDED_ASSETS_PATH}`
   return upstream
+}
+
+/** A system on a fault upstream of its own, and a promise that holds a call until the test is over. */
+export interface FaultySystem {
+  system: System
+  upstream: FaultUpstream
+  /** Resolved in the teardown before anything closes: `{ kind: 'hold', until: untilTeardown }` holds a call for good, and the system still closes. */
+  untilTeardown: Promise<void>
+}
+
+/** Starts a fault upstream and a system on it (`env` beside its CRAFT_API_URL); both are closed in the test's teardown. */
+export async function startFaultySystem(
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string> = {},
+  tweak?: Parameters<typeof startSystem>[1],
+): Promise<FaultySystem> {
+  const upstream = await startFaultUpstream()
+  const system = await startSystem({ CRAFT_API_URL: upstream.url, ...env }, tweak)
+  let release!: () => void
+  const untilTeardown = new Promise<void>((resolve) => (release = resolve))
+  t.teardown(async () => {
+    release()
+    await system.close()
+    await upstream.close()
+  })
+  return { system, upstream, untilTeardown }
 }

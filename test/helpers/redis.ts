@@ -6,6 +6,7 @@ import { SharedTier, type SharedTierEvents } from '../../gateway/cache/shared-ti
 import { type FaultUpstream, startFaultUpstream } from './fault-upstream.ts'
 import { freePort, retryOnAddressInUse } from './ports.ts'
 import { type System, startSystem } from './system.ts'
+import { GIVE_UP_MS } from './until.ts'
 
 const REDIS_SERVER = '/usr/bin/redis-server'
 
@@ -139,8 +140,6 @@ export async function within(withinMs: number, check: () => boolean | Promise<bo
   return undefined
 }
 
-/** How long a test waits for a state before it fails: a bound for a broken feature, never a wait of its own. */
-const GIVE_UP_MS = 20_000
 
 /** The shared tier of a gateway started with REDIS_URL. */
 export function tierOf(system: System): SharedTier {
@@ -186,18 +185,6 @@ export function nextEvent<K extends keyof SharedTierEvents>(
 export async function tierState(tier: SharedTier, state: 'up' | 'down', what: string = `redis ${state}`): Promise<void> {
   if (tier.up === (state === 'up')) return
   await nextEvent(tier, state, what)
-}
-
-/**
- * Resolves once `reached` holds, looked at on every turn of the event loop:
- * for a state that no event announces. Fails with `describe()` when it never does.
- */
-export async function until(reached: () => boolean, describe: () => string): Promise<void> {
-  const giveUp = AbortSignal.timeout(GIVE_UP_MS)
-  while (!reached()) {
-    if (giveUp.aborted) throw new Error(`never happened: ${describe()}`)
-    await new Promise((resolve) => setImmediate(resolve))
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { LoadedEntry } from '../../gateway/cache/query-cache.ts'
-import { bounded, nextEvent, startRedisServer, startTierPair, until } from '../helpers/redis.ts'
+import { bounded, nextEvent, startRedisServer, startTierPair } from '../helpers/redis.ts'
+import { until } from '../helpers/until.ts'
 
 /**
  * The lock of a key is a short lease that the gateway holding it renews while

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import type * as Tap from 'tap'
-import { request } from 'undici'
 import { SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { h1Of } from '../helpers/html.ts'
-import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf, until } from '../helpers/redis.ts'
+import { get as getUrl, purge } from '../helpers/http.ts'
+import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf } from '../helpers/redis.ts'
 import type { System } from '../helpers/system.ts'
+import { until } from '../helpers/until.ts'
 
 /**
  * One render per page across gateways (issue 33, item 7): the gateway whose
@@ -18,10 +19,7 @@ const pair = await startSharedPair({ RENDER_SECRET: randomBytes(24).toString('ba
 t.teardown(() => pair.close())
 const systems = [pair.a, pair.b]
 
-async function get(system: System, path: string) {
-  const response = await request(`${system.url}${path}`, { headersTimeout: 20_000, bodyTimeout: 20_000 })
-  return { status: response.statusCode, cache: String(response.headers['x-cache']), body: await response.body.text() }
-}
+const get = (system: System, path: string) => getUrl(`${system.url}${path}`, { timeoutMs: 20_000 })
 
 /** Renders of the gateways (both unless told), counted, each held until `opened` (when given). */
 function countRenders(t: Tap.Test, opened?: Promise<void>, only: readonly System[] = systems) {
@@ -80,13 +78,7 @@ t.test('a purge on one gateway drops the page from Redis too: the next miss else
   t.equal(fromRedis.cache, 'HIT', "the other gateway serves the first one's page without a render")
 
   const purged = nextEvent(tierOf(pair.b), 'purge', 'the purge reaches the other gateway')
-  const purge = await request(`${pair.a.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE], hard: true }),
-  })
-  t.equal(purge.statusCode, 200)
-  await purge.body.dump()
+  t.equal((await purge(pair.a.url, { sections: [SITE_SETTINGS_HANDLE], hard: true }, { secret: PAIR_PURGE_SECRET })).status, 200)
   await purged
   t.equal(await pair.redis.client.exists(pageKeyInRedis(path)), 0, 'gone from Redis')
   const counted = countRenders(t)
@@ -173,13 +165,7 @@ t.test("a soft purge: one gateway's background refresh stores the page in Redis,
   await get(pair.a, path)
   t.equal((await get(pair.b, path)).cache, 'HIT', 'both gateways hold the page (B from Redis)')
   const purged = nextEvent(tierOf(pair.b), 'purge', 'the purge reaches the other gateway')
-  const purge = await request(`${pair.a.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ sections: [SITE_SETTINGS_HANDLE] }),
-  })
-  t.equal(purge.statusCode, 200)
-  await purge.body.dump()
+  t.equal((await purge(pair.a.url, { sections: [SITE_SETTINGS_HANDLE] }, { secret: PAIR_PURGE_SECRET })).status, 200)
   await purged
   t.equal(await pair.redis.client.exists(pageKeyInRedis(path)), 0, 'Redis dropped its copy')
   const counted = countRenders(t)

@@ -3,7 +3,9 @@ import { request } from 'undici'
 import { loadGatewayConfig } from '../../gateway/config.ts'
 import { ContentStore } from '../../gateway/embedded-cms/content-store.ts'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
-import { PAIR_PURGE_SECRET, startSharedPair, until, within } from '../helpers/redis.ts'
+import { purge as sendPurge } from '../helpers/http.ts'
+import { PAIR_PURGE_SECRET, startSharedPair, within } from '../helpers/redis.ts'
+import { until } from '../helpers/until.ts'
 
 /**
  * A page lives a second in Redis, the CMS's answers a minute: the tag set that names both must outlive the page,
@@ -24,13 +26,9 @@ function retitle(title: string): void {
 }
 
 async function purge(hard = false): Promise<Record<string, unknown>> {
-  const response = await request(`${pair.a.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ sections: [SECTION], hard }),
-  })
-  t.equal(response.statusCode, 200)
-  return (await response.body.json()) as Record<string, unknown>
+  const answer = await sendPurge(pair.a.url, { sections: [SECTION], hard }, { secret: PAIR_PURGE_SECRET })
+  t.equal(answer.status, 200)
+  return answer.json
 }
 
 /**

@@ -2,6 +2,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
+import { purge as sendPurge } from '../helpers/http.ts'
 import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf } from '../helpers/redis.ts'
 
 const pair = await startSharedPair()
@@ -11,14 +12,7 @@ const get = async (base: string, path: string) => {
   const response = await request(`${base}${path}`)
   return { status: response.statusCode, cache: response.headers['x-cache'], text: await response.body.text() }
 }
-const purge = async (base: string, body: unknown) => {
-  const response = await request(`${base}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify(body),
-  })
-  return { status: response.statusCode, json: (await response.body.json()) as Record<string, unknown> }
-}
+const purge = (base: string, body: unknown) => sendPurge(base, body, { secret: PAIR_PURGE_SECRET })
 
 t.test('a purge on one gateway reaches the other: new content, page and payload', async (t) => {
   const payloadPath = '/werken-bij/_payload.json'

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { request } from 'undici'
+import { purge } from '../helpers/http.ts'
 import { PAIR_PURGE_SECRET, nextEvent, startSharedPair, tierOf, tierState } from '../helpers/redis.ts'
 
 /**
@@ -21,12 +22,7 @@ t.test('a Redis that comes back empty after kill -9: memory is kept, pages are s
   await Promise.all(tiers.map((tier) => tierState(tier, 'up')))
   // A purge before: the old Redis's epoch is 1, the new one has none.
   const heard = nextEvent(tiers[1]!, 'purge', 'b hears the purge')
-  const purge = await request(`${pair.a.url}/api/purge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-purge-secret': PAIR_PURGE_SECRET },
-    body: JSON.stringify({ tags: ['jobs'] }),
-  })
-  await purge.body.dump()
+  await purge(pair.a.url, { tags: ['jobs'] }, { secret: PAIR_PURGE_SECRET })
   await heard
   for (const system of [pair.a, pair.b]) {
     await cacheOf(system.url, '/kantoren')

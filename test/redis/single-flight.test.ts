@@ -3,8 +3,9 @@ import { request } from 'undici'
 import { queryCacheKey } from '../../shared/cache-key.ts'
 import { DEFAULT_SITE_HANDLE, SERVICES_PER_PAGE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
-import { startSharedPair, tierOf, until } from '../helpers/redis.ts'
+import { startSharedPair, tierOf } from '../helpers/redis.ts'
 import type { System } from '../helpers/system.ts'
+import { until } from '../helpers/until.ts'
 
 const pair = await startSharedPair()
 t.teardown(() => pair.close())
