@@ -133,12 +133,15 @@ const addFixedPage: Recipe = {
 }
 
 const QUOTE = 'Snel geholpen na de storm, zonder gedoe.'
-const TESTIMONIAL_LIST = `    TestimonialList: \`query TestimonialList($site: [String]) {
+const TESTIMONIAL_LIST = `function testimonialListDocument(types: EntryTypes): string {
+  return \`query TestimonialList($site: [String]) {
   entries(section: "\${CHANNELS.testimonials.section}", site: $site) {
-    ...EntryBase ... on \${typeOf('testimonials')} { quote }
+    ...EntryBase ... on \${types.channel('testimonials')} { quote }
   }
 }
-\${ENTRY_BASE}\`,
+\${ENTRY_BASE}\`
+}
+
 `
 const TESTIMONIALS_SECTION = `
       {testimonials.length > 0 ? (
@@ -154,12 +157,13 @@ const addListSection: Recipe = {
   heading: 'Add a list section',
   steps: [
     { names: 'shared/sections.ts', apply: (root) => edit(root, 'shared/sections.ts', "  redirects: { section: 'redirects', type: 'redirect' },", "\n  testimonials: { section: 'testimonials', type: 'testimonial' },"), caught: /reading 'section'/ },
-    { names: 'shared/content-model.ts', apply: (root) => edit(root, 'shared/content-model.ts', "      channel('insurers', [plain('website')]),", "\n      channel('testimonials', [plain('quote')]),"), caught: /Unknown type "testimonial_Entry"/ },
+    { names: 'shared/content-model.ts', apply: (root) => edit(root, 'shared/content-model.ts', "    channel('insurers', [plain('website')]),", "\n    channel('testimonials', [plain('quote')]),"), caught: /Unknown type "testimonial_Entry"/ },
     {
       names: 'shared/operations.ts',
       apply: (root) => {
         edit(root, 'shared/operations.ts', "  | 'InsurerList'\n", "  | 'TestimonialList'\n")
-        edit(root, 'shared/operations.ts', '    ServiceList: `query ServiceList(', TESTIMONIAL_LIST, 'before')
+        edit(root, 'shared/operations.ts', 'function serviceDocuments(', TESTIMONIAL_LIST, 'before')
+        edit(root, 'shared/operations.ts', '    ...serviceDocuments(types),', '\n    TestimonialList: testimonialListDocument(types),')
       },
       caught: /TestimonialList.*shared\/operations\.ts has no (such )?document/,
     },
