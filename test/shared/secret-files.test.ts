@@ -48,9 +48,12 @@ t.test('REQUIRE_RENDER_SECRET=true (the image sets it): no RENDER_SECRET is a co
   t.equal(loadRendererConfig({ REQUIRE_RENDER_SECRET: 'false' }).renderSecret, undefined)
 })
 
-for (const service of ['gateway', 'renderer']) {
+for (const [service, entry] of [
+  ['gateway', 'gateway/server.ts'],
+  ['renderer', 'renderer/server/server.ts'],
+]) {
   t.test(`the ${service} started as the image starts it, without RENDER_SECRET, exits with code 2 and says why`, async (t) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `${service}/server.ts`)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry ?? '')], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', REQUIRE_RENDER_SECRET: 'true', HOST: '127.0.0.1', PORT: '0', RENDERER_HOST: '127.0.0.1', RENDERER_PORT: '0', INTERNAL_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
