@@ -18,7 +18,7 @@ import {
   type SettingDoc,
 } from '../shared/env.ts'
 import { type CraftVersion, DEFAULT_CRAFT_VERSION, parseCraftVersion } from '../shared/craft-naming.ts'
-import { readRenderSecret } from '../shared/render-signature.ts'
+import { readRenderSecret } from '../shared/render-protocol/index.ts'
 import { SITE_HANDLE_PATTERN } from '../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from './embedded-cms/assets.ts'
 import type { LiveSocketOptions } from './embedded-cms/live-updates.ts'
@@ -145,12 +145,6 @@ export interface GatewayConfig {
     connections: number
   }
   renderTimeoutMs: number
-  /**
-   * Hand the page's payload to the renderer with the render request; false:
-   * the renderer fetches it (renderers older than this gateway, during a
-   * rolling upgrade; and for comparison in the bench).
-   */
-  renderWithPayload: boolean
   /**
    * Answers compressed as they go out (fresh pages, JSON): brotli quality
    * and gzip level, and the largest whole answer compressed in one call on
@@ -526,11 +520,6 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     renderTimeoutMs: readInteger(env, 'RENDER_TIMEOUT_MS', 15_000, 100, 120_000, {
       subject: 'renderers',
       meaning: 'how long the gateway waits for a renderer',
-    }),
-    renderWithPayload: readBoolean(env, 'RENDER_WITH_PAYLOAD', true, {
-      subject: 'renderers',
-      meaning:
-        "send the page's payload with the render request; `false` lets the renderer fetch it from `_payload.json` (for renderers older than the gateway during a rolling upgrade, and for comparison in `npm run bench`)",
     }),
     compression: {
       brotliQuality: readInteger(env, 'FRESH_BROTLI_QUALITY', DEFAULT_FRESH_BROTLI_QUALITY, 0, 11, {

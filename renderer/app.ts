@@ -1,29 +1,24 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { serveBuildAssets } from './build-assets.ts'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { BOT_USER_AGENT_PATTERN, CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, PAYLOAD_UNAVAILABLE_MESSAGE, RENDERER_BUILD_HEADER } from '../shared/constants.ts'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { RENDERER_BUILD_HEADER } from '../shared/constants.ts'
 import { BadRequestError } from '../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../shared/logging.ts'
 import { boundBy, histogram, serveMetrics, setUpMetrics } from '../shared/metrics.ts'
-import { errorPayload } from '../shared/payload.ts'
-import { EMPTY_CONTENT_DIGEST, RenderSigner, contentDigest } from '../shared/render-signature.ts'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner } from '../shared/render-protocol/index.ts'
 import { memoisedSanitizer, withCleanRichText } from '../shared/rich-text-sanitizer.ts'
-import { type SitePath, splitSitePath } from '../shared/site-path.ts'
 import type { RendererConfig } from './config.ts'
-import { NotFoundError, UnsignedRenderError, sendErrorAnswer } from './errors.ts'
-import { type FetchedPayload, GatewayClient } from './gateway-client.ts'
+import { NotFoundError, sendErrorAnswer } from './errors.ts'
+import { GatewayClient } from './gateway-client.ts'
 import { readInlineStylesheet } from './inline-stylesheet.ts'
-import { KeptRenderData, type ReadyRenderData } from './kept-render-data.ts'
-import { RenderDataSource, RenderReference } from './render-data.ts'
-import { preloadsFor, readModulePreloads } from './module-preloads.ts'
+import { KeptRenderData } from './kept-render-data.ts'
+import { RenderDataSource } from './render-data.ts'
+import { readModulePreloads } from './module-preloads.ts'
 import { SignatureCheck } from './render-signatures.ts'
-import { isLivePreview } from './preview-bar.tsx'
-import { renderComplete, renderPage } from './render.tsx'
-import type { DeferredData } from './screens/types.ts'
+import { INVALID_PATH, serveRenders } from './server/render-endpoint.ts'
 
 const DEFAULT_STYLESHEET = '/styles.css'
-const INVALID_PATH = 'Invalid path'
 
 export interface RendererOptions {
   logStream?: NodeJS.WritableStream
@@ -45,7 +40,7 @@ function builtAssets(distDir: string): BuiltAssets {
   return { id: build.id, stylesheet: build.assets?.stylesheet ?? DEFAULT_STYLESHEET, clientEntry: build.assets?.client, livePreviewEntry: build.assets?.livePreview }
 }
 
-/** The renderer: GET any path, answer with the streamed HTML of that page. */
+/** The renderer: POST a page's path with its render request, answer with the HTML of that page (server/render-endpoint.ts). */
 export async function buildRenderer(config: RendererConfig, options: RendererOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggingOptions({ service: 'renderer', level: config.logLevel, format: config.logFormat }, options.logStream),
@@ -65,9 +60,9 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
     ...(config.graphqlWsUrl ? { graphqlWsUrl: config.graphqlWsUrl } : {}),
   }
   app.addHook('onClose', () => gateway.close())
-  // Every answer says it is this renderer's: the gateway takes nothing else from a renderer's address.
+  // Every answer says it is this renderer's, and its render protocol: the gateway takes nothing else from a renderer's address.
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.header(RENDERER_BUILD_HEADER, assets.id)
+    reply.header(RENDERER_BUILD_HEADER, assets.id).header(RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION)
     done()
   })
   const signer = config.renderSecret === undefined ? undefined : new RenderSigner(config.renderSecret)
@@ -88,8 +83,9 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   // The histogram's child per status, bound once.
   const renderSecondsOf = boundBy((status: number) => renderSeconds.labels(String(status)))
 
-  // The build it belongs to: the gateways' probes read it (builds in service, and where a page's assets are).
-  app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok', build: assets.id }))
+  // The build it belongs to and its render protocol: the gateways' probes read them (builds in service, where a page's
+  // assets are, which renderers to send renders to).
+  app.get('/healthz', PROBE_ROUTE, async () => ({ status: 'ok', build: assets.id, protocol: RENDER_PROTOCOL_VERSION }))
   // Its own build's client bundle, for gateways of another build (a roll, a rollback of one service) whose pages
   // from this renderer name files they lack: gateway/routes/foreign-assets.ts.
   await serveBuildAssets(app, config.distDir)
@@ -101,103 +97,17 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
       .send({ status: gatewayUp ? 'ready' : 'not ready', checks: { gateway: gatewayUp ? 'ok' : 'unreachable' } })
   })
 
-  /** A page from the data the gateway handed over, or from what the renderer asks the gateway for. */
-  const renderRoute = async (request: FastifyRequest, reply: FastifyReply, site: SitePath, given: ReadyRenderData | undefined): Promise<FastifyReply> => {
-    const { rawPath: path, search } = site
-    const header = request.headers[CRAFT_TOKEN_HEADER]
-    const token = typeof header === 'string' ? header : undefined
-    const call = { path, search, requestId: request.id, token }
-
-    let fetched: FetchedPayload
-    if (given) fetched = { payload: given.payload, cacheStatus: undefined }
-    else {
-      try {
-        const answer = await gateway.payload({ ...call, part: 'primary' })
-        fetched = { ...answer, payload: clean(answer.payload) }
-      } catch (error) {
-        request.log.error({ err: error }, 'no payload from the gateway')
-        fetched = {
-          cacheStatus: undefined,
-          payload: errorPayload({
-            path,
-            fullPath: request.url,
-            statusCode: 502,
-            message: PAYLOAD_UNAVAILABLE_MESSAGE,
-            preview: token !== undefined,
-            siteUrl: '',
-          }),
-        }
-      }
-    }
-    const { payload } = fetched
-    const handedDeferred = given?.deferred !== undefined
-    let deferred: DeferredData | null = null
-    let deferredFailed = false
-    if (payload.pending.length > 0) {
-      deferred = given?.deferred
-        ? given.deferred
-        : gateway.payload({ ...call, part: 'deferred' }).then(
-            ({ payload: rest }) => {
-              if (rest.status === 200) return clean(rest.data)
-              deferredFailed = true
-              return null
-            },
-            (error: unknown) => {
-              request.log.warn({ err: error }, 'deferred data failed')
-              deferredFailed = true
-              return null
-            },
-          )
-    }
-    const userAgent = request.headers['user-agent'] ?? ''
-    const livePreview = isLivePreview(payload, request.headers[LIVE_PREVIEW_HEADER])
-    const started = performance.now()
-    const options = {
-      payload,
-      deferred,
-      deferredFailed: () => deferredFailed,
-      cacheStatus: fetched.cacheStatus,
-      waitForAll: BOT_USER_AGENT_PATTERN.test(userAgent),
-      stylesheet: assets.stylesheet,
-      inlineStylesheet,
-      clientEntry: assets.clientEntry,
-      livePreview,
-      livePreviewEntry: livePreview ? assets.livePreviewEntry : undefined,
-      modulePreloads: preloadsFor(modulePreloads, payload.screen),
-      payloadJson: given?.payloadJson,
-      client,
-      timeoutMs: config.renderTimeoutMs,
-      log: request.log,
-    }
-    const complete = payload.pending.length === 0 || handedDeferred
-    if (!complete || !renderComplete(reply, options)) await renderPage(reply, options)
-    renderSecondsOf(reply.statusCode).observe((performance.now() - started) / 1000)
-    return reply
-  }
-
-  /**
-   * Renders only for the gateway (a fresh signature of its own, used once,
-   * when RENDER_SECRET is set) and only a plain path of the site; anything
-   * else is refused before anything is fetched or decoded. GET has no body:
-   * the renderer fetches the data.
-   */
-  const render = async (request: FastifyRequest, reply: FastifyReply, body: Buffer | RenderReference | undefined): Promise<FastifyReply> => {
-    let digest: string | undefined
-    if (signatures) {
-      digest = body === undefined ? EMPTY_CONTENT_DIGEST : contentDigest(body instanceof RenderReference ? body.digest : body)
-      const refusal = signatures.refusal(request, digest)
-      if (refusal) {
-        request.log.warn({ refusal }, 'render request without a valid signature refused')
-        throw new UnsignedRenderError()
-      }
-    }
-    const site = splitSitePath(request.url)
-    if (!site) throw new BadRequestError(INVALID_PATH)
-    return renderRoute(request, reply, site, body === undefined ? undefined : renderData.of(request, reply, body, digest))
-  }
-
-  app.get('/*', (request, reply) => render(request, reply, undefined))
-  // The gateway's way: the page's data in the body (see render-request.ts), or a reference to data this renderer kept.
-  app.post('/*', (request, reply) => render(request, reply, request.body instanceof RenderReference ? request.body : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)))
+  serveRenders(app, {
+    gateway,
+    renderData,
+    signatures,
+    clean,
+    assets,
+    inlineStylesheet,
+    modulePreloads,
+    client,
+    renderTimeoutMs: config.renderTimeoutMs,
+    rendered: (status, seconds) => renderSecondsOf(status).observe(seconds),
+  })
   return app
 }

@@ -1,5 +1,5 @@
 import { type Env, type LogFormat, type LogLevel, readBoolean, readInteger, readLogFormat, readLogLevel, readOptionalWsUrl, readString, readUrl } from '../shared/env.ts'
-import { readRenderSecret } from '../shared/render-signature.ts'
+import { readRenderSecret } from '../shared/render-protocol/index.ts'
 
 export interface RendererConfig {
   host: string

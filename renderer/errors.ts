@@ -2,13 +2,15 @@ import createError from '@fastify/error'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { PRIVATE_NO_STORE } from '../shared/constants.ts'
 import { errorAnswerOf, errorBody } from '../shared/errors.ts'
-import { RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS } from '../shared/render-request.ts'
+import { RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_PROTOCOL_MISMATCH, RENDER_PROTOCOL_MISMATCH_STATUS } from '../shared/render-protocol/index.ts'
 
 /** The renderer's own errors, each with a stable code and status (BAD_REQUEST is in shared/errors.ts); only the gateway, or a stranger, reads them. */
 export const UnsignedRenderError = createError('FORBIDDEN', 'The render request is not signed by the gateway', 403)
 export const NotFoundError = createError('NOT_FOUND', 'Not found', 404)
 /** A reference to render data this renderer does not keep (never had it, evicted, restarted): the gateway sends the body instead. */
 export const RenderDataUnknownError = createError(RENDER_DATA_UNKNOWN, 'The render data this reference names is not kept here', RENDER_DATA_UNKNOWN_STATUS)
+/** A render request of another render protocol (a gateway of another release): refused before anything else is read. */
+export const RenderProtocolMismatchError = createError(RENDER_PROTOCOL_MISMATCH, 'The render request speaks render protocol %s; this renderer speaks %s', RENDER_PROTOCOL_MISMATCH_STATUS)
 
 /**
  * The renderer's one error answer (its error handler, and its router's for

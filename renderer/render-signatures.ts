@@ -1,5 +1,5 @@
 import { RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
-import { type HeaderValues, RENDER_SIGNED_AT_HEADER, type RenderSigner } from '../shared/render-signature.ts'
+import { type HeaderValues, RENDER_SIGNED_AT_HEADER, type RenderSigner } from '../shared/render-protocol/index.ts'
 
 /** How far ahead of the renderer's clock a request may be signed: the gateway's clock may run a little ahead. */
 export const RENDER_SIGNATURE_CLOCK_SKEW_MS = 2000

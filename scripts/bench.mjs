@@ -48,7 +48,7 @@ import { loadGatewayConfig } from '../gateway/config.ts'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
-import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../shared/render-request.ts'
+import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../shared/render-protocol/index.ts'
 
 const smoke = process.argv.includes('--smoke')
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -112,7 +112,7 @@ function homePageCheck(html) {
  * bench's renderers admit (RENDER_REPLAY_CHECK=false, bench-processes.mjs).
  */
 async function homeRenderSigner(tree = root) {
-  const { RenderSigner, contentDigest } = await import(pathToFileURL(join(tree, 'shared/render-signature.ts')).href)
+  const { RenderSigner, contentDigest } = await import(pathToFileURL(join(tree, 'shared/render-protocol/index.ts')).href)
   const signer = new RenderSigner(RENDER_SECRET)
   const headers = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
   if (!contentDigest) return (body) => ({ ...headers, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/', body) })

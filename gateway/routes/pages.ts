@@ -23,6 +23,7 @@ import { renderRequest } from '../pages/render-request.ts'
 import { PENDING, settledAtOnce } from '../pages/settled-at-once.ts'
 import { previewRefused } from '../preview/preview-limit.ts'
 import { PREVIEW_LINK_PARAMS, type ResolvedToken, dropUnusableCookie, markPrivate, refusedCookie, resolveToken, settleTokenCookie, withSiteToken } from '../preview/tokens.ts'
+import { answerHeaderTags, answerTags } from '../renderers/render-exchange.ts'
 import { type RenderResponse, discard } from '../renderers/renderer-pool.ts'
 
 /** Headers of the renderer's answer that reach the visitor. */
@@ -144,8 +145,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
   }
 
   /**
-   * Starts the page's render with the visit's token (with its data, under
-   * RENDER_WITH_PAYLOAD); a failure is the caller's to see. A live page
+   * Starts the page's render with the visit's token and its data; a failure
+   * is the caller's to see. A live page
    * whose data says it is missing is not rendered: the stored 404 page
    * stands for it (a MissingPage).
    */
@@ -165,13 +166,11 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       refused.catch(() => undefined)
       return refused
     }
-    const started: Promise<RenderResponse | MissingPage> = config.renderWithPayload
-      ? renderRequest(app, request, url, context).then<RenderResponse | MissingPage>((prepared) => {
-          visit.shows = prepared.showsPreview
-          if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
-          return app.admission.render(request, visit.reply, () => app.renderers.render(path, headers, prepared.body))
-        })
-      : app.admission.render(request, visit.reply, () => app.renderers.render(path, headers))
+    const started = renderRequest(app, request, url, context).then<RenderResponse | MissingPage>((prepared) => {
+      visit.shows = prepared.showsPreview
+      if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
+      return app.admission.render(request, visit.reply, () => app.renderers.render(path, headers, prepared.body))
+    })
     started.catch(() => undefined)
     return started
   }
@@ -545,9 +544,8 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       if (visit.useCache && rendered.statusCode < 500) app.pageCache.drop(visit.cacheKey)
       return reply.send(rendered.body)
     }
-    // The payloads of the render so far (a streamed page's deferred ones may follow): the stored page gets them all.
-    const whole = Buffer.isBuffer(rendered.body)
-    reply.headers(cacheTagHeaders(whole && !visit.storable ? app.renderTags.take(request.id) : app.renderTags.peek(request.id)))
+    // The tags the render's answer says so far (a streamed page's deferred data may add some): the stored page gets them all.
+    reply.headers(cacheTagHeaders(answerHeaderTags(rendered) ?? []))
     if (!visit.storable) return reply.send(rendered.body)
     return reply.send(recordedWhenSent(reply, rendered.body, (body) => storeAndSettle(visit, storeWhenComplete(visit, rendered, passed, body))))
   }
@@ -575,9 +573,9 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
     else settle()
   }
 
-  /** The page as the visitor got it, stored when its render was complete: its nonces swapped for hashes, its tags from the render's payloads. */
+  /** The page as the visitor got it, stored when its render was complete: its nonces swapped for hashes, its tags from the render's answer. */
   function storeWhenComplete(visit: PageVisit, rendered: RenderResponse, passed: Record<string, string>, body: Buffer): Promise<void> | undefined {
-    const { request, reply, url, context } = visit
+    const { request, reply } = visit
     // A page rendered whole says so in a header, a streamed one in its trailer.
     const outcome = rendered.trailers[RENDER_OUTCOME_TRAILER] ?? rendered.headers[RENDER_OUTCOME_TRAILER]
     if (outcome !== 'complete') {
@@ -598,13 +596,11 @@ export function pageAnswers(app: FastifyInstance): (request: FastifyRequest, rep
       // For the other gateways, unless a purge came here since the render began (Redis has its own check).
       if (visit.ticket === app.pageCache.ticket()) visit.sharedLock?.store({ ...page, storedAt: Date.now() })
     }
-    const recorded = app.renderTags.take(request.id)
-    if (recorded.length > 0) {
-      store(recorded)
-      return undefined
-    }
-    // No payload of this render came through this gateway (the renderer asked another): the caches know the tags.
-    return app.payloads.pageTags(url.path, url.search, context).then(store, (error: unknown) => request.log.warn({ err: error }, 'tags of the page unknown; not cached'))
+    // What the page showed, as the render's answer says it once complete.
+    const tags = answerTags(rendered)
+    if (tags === undefined) request.log.warn('the render did not say the tags of the page; not cached')
+    else store(tags)
+    return undefined
   }
 
   return async (request, reply, requested) => {

@@ -1,4 +1,5 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } from '../../shared/render-protocol/index.ts'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request } from 'undici'
@@ -108,7 +109,8 @@ async function startHeldRenderer(): Promise<HeldRenderer> {
     for await (const _chunk of req);
     // As a renderer answers: its build on every answer, and its health check's JSON.
     res.setHeader(RENDERER_BUILD_HEADER, 'test-build')
-    if (req.url === '/healthz') return void res.writeHead(200).end('{"status":"ok"}')
+    res.setHeader(RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION)
+    if (req.url === '/healthz') return void res.writeHead(200).end(`{"status":"ok","protocol":"${RENDER_PROTOCOL_VERSION}"}`)
     renderer.received++
     renderer.inFlight++
     renderer.mostInFlight = Math.max(renderer.mostInFlight, renderer.inFlight)

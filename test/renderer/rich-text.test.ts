@@ -6,8 +6,8 @@ import { loadRendererConfig } from '../../renderer/config.ts'
 import { DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID } from '../../renderer/document-ids.ts'
 import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../../shared/render-request.ts'
-import { RenderSigner } from '../../shared/render-signature.ts'
+import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../../shared/render-protocol/index.ts'
+import { RenderSigner } from '../../shared/render-protocol/index.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
 import { signedHeaders } from '../helpers/render-signing.ts'
 import { startSystem } from '../helpers/system.ts'
@@ -56,7 +56,7 @@ function postRender(path: string, body: string) {
 
 t.test('rich text in a posted render request is sanitised, in the page and in the scripts it hydrates from', async (t) => {
   const { primary, deferred } = await hostileHome()
-  const response = await postRender('/', encodeRenderRequest(payloadJson(primary), JSON.stringify(deferred)))
+  const response = await postRender('/', encodeRenderRequest(payloadJson(primary), [], JSON.stringify(deferred)))
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.notMatch(html, DANGER, 'no script, handler or javascript: link anywhere')
