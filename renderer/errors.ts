@@ -18,6 +18,7 @@ export const RenderProtocolMismatchError = createError(RENDER_PROTOCOL_MISMATCH,
  * status, code and message; anything else a 500 that says no more.
  */
 export function sendErrorAnswer(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { statusCode, code, message } = errorAnswerOf(error, request.log)
+  // A protocol mismatch is the one 5xx that says what it is: it names no internals, only the versions, for the operator.
+  const { statusCode, code, message } = errorAnswerOf(error, request.log, (refused) => refused.code === RENDER_PROTOCOL_MISMATCH)
   return reply.code(statusCode).header('cache-control', PRIVATE_NO_STORE).send(errorBody(message, code))
 }
