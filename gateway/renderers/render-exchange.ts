@@ -43,11 +43,11 @@ export function answerHeaderTags(answer: Pick<RendererAnswer, 'headers'>): reado
   return checkedTags(answer.headers[RENDER_TAGS_HEADER])
 }
 
-/** Whether the answer declares the tags trailer (a streamed page). */
+/** Whether the answer declares the tags trailer (a streamed page): its Trailer header lists it (comma-separated, or space-separated as Fastify writes it). */
 function saysInTrailer(headers: IncomingHttpHeaders): boolean {
   const declared = headers.trailer
   const names = Array.isArray(declared) ? declared.join(',') : typeof declared === 'string' ? declared : ''
-  return names.toLowerCase().split(',').some((name) => name.trim() === RENDER_TAGS_HEADER)
+  return names.toLowerCase().split(/[\s,]+/).includes(RENDER_TAGS_HEADER)
 }
 
 function checkedTags(value: unknown): readonly string[] | undefined {
