@@ -5,7 +5,7 @@ import { type PoolMember, type ProbeTimers, RendererPool } from '../../gateway/r
 import { RenderBody } from '../../gateway/pages/render-body.ts'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
 import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } from '../../shared/render-protocol/index.ts'
-import { freePort, listenOnLoopback as listenOnLoopbackPort, retryOnAddressInUse } from '../helpers/ports.ts'
+import { freePort, retryOnAddressInUse } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -213,40 +213,6 @@ t.test("whatever answers at a renderer's address without a renderer's mark is no
   t.teardown(() => single.close())
   await t.rejects(single.render('/', { accept: 'text/html' }, BODY), { name: 'NotARendererError' })
   t.ok(single.noneUp(), 'and it is down')
-})
-
-t.test('a renderer of another render protocol (another release) is sent no render: the renders go to one of this release, none marked down', async (t) => {
-  for (const [release, protocol, answer] of [
-    ['the next release', '3', (res: ServerResponse) => res.writeHead(503, { 'content-type': 'application/json', [RENDERER_BUILD_HEADER]: 'next', [RENDER_PROTOCOL_HEADER]: '3' }).end('{"errors":[{"message":"render protocol","extensions":{"code":"RENDER_PROTOCOL_MISMATCH"}}]}')],
-    ['a release before the version', undefined, (res: ServerResponse) => res.writeHead(400, { 'content-type': 'application/json', [RENDERER_BUILD_HEADER]: 'old' }).end('{"errors":[]}')],
-  ] as const) {
-    const seen: string[] = []
-    const other = await listenOnLoopbackPort(t, (req, res) => {
-      seen.push(String(req.url))
-      if (req.url === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json', [RENDERER_BUILD_HEADER]: 'other' }).end(JSON.stringify({ status: 'ok', build: 'other', ...(protocol ? { protocol } : {}) }))
-      answer(res)
-    })
-    const { port: ours } = await fakeRenderer(t, '127.0.0.1', 0, 'ours')
-    const changes: string[] = []
-    const mismatches: string[] = []
-    const pool = new RendererPool([new URL(`http://127.0.0.1:${other}`), new URL(`http://127.0.0.1:${ours}`)], 2000, {
-      probeIntervalMs: 60_000,
-      dnsRefreshMs: 60_000,
-      onMemberChange: (origin, up, reason) => changes.push(`${origin} ${up ? 'up' : 'down'} ${reason}`),
-      onProtocolMismatch: (_origin, said) => mismatches.push(said ?? '(none)'),
-    })
-    t.teardown(() => pool.close())
-    for (let i = 0; i < 4; i++) t.same(await renderText(pool), { status: 200, text: '<p>ours</p>' }, `${release}: every page from a renderer of this release`)
-    t.same(seen, ['/'], `${release}: asked once, then skipped`)
-    t.same(mismatches, [protocol ?? '(none)'], `${release}: told, with the version it said`)
-    t.same(changes, [], `${release}: marked down by nobody`)
-    t.equal(await pool.healthy(), true)
-    t.same(pool.list().map((member) => member.sameProtocol), [false, true], `${release}: its health check says the same`)
-
-    const alone = new RendererPool([new URL(`http://127.0.0.1:${other}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
-    t.teardown(() => alone.close())
-    await t.rejects(alone.render('/', { accept: 'text/html' }, BODY), { name: 'RenderProtocolMismatchError' }, `${release}: alone, the render fails (a stored page stands in)`)
-  }
 })
 
 t.test("a health check passes only on a renderer's answer: a 200 that is not one keeps the member down", async (t) => {
