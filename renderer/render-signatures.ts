@@ -65,7 +65,7 @@ export interface SignatureCheckOptions {
 }
 
 /**
- * Admits a render request when the gateway signed it (shared/render-signature.ts),
+ * Admits a render request when the gateway signed it (shared/render-protocol/signature.ts),
  * recently (within maxAgeMs, and not more than the clock skew ahead), and
  * it has not been admitted before. The time is checked before the
  * signature, and a signature is remembered only once it is valid, so that
