@@ -63,11 +63,12 @@ t.test('a page with pending data is still streamed: the renderer asks for the de
 
 t.test('the renderer renders a render request as the gateway sends it, and refuses what is not one', async (t) => {
   const { primary, deferred } = await primaryAndDeferred('/')
-  const body = encodeRenderRequest(payloadJson(primary), [], JSON.stringify(deferred))
+  const body = encodeRenderRequest(payloadJson(primary), ['havenborgHome', 'entry:101'], JSON.stringify(deferred))
   const rendered = await postRender('/', body)
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   t.equal(rendered.headers['x-render-outcome'], 'complete', 'a page rendered whole says so in a header')
+  t.equal(rendered.headers['x-render-tags'], 'havenborgHome,entry:101', 'and the tags of the data it showed')
   t.match(html, /data-loaded="true"/)
 
   for (const bad of ['', 'not json', '{"path":"/"}\n[]', payloadJson(primary), `${payloadJson(primary)}\n[1,2]`, `${payloadJson(primary)}\n["a,b"]`, `${payloadJson(primary)}\n[]\n[1,2]`, `${JSON.stringify({ ...primary, status: '200' })}\n[]`]) {

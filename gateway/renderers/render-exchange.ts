@@ -58,7 +58,7 @@ function checkedTags(value: unknown): readonly string[] | undefined {
   return [...tags]
 }
 
-/** Where one render request goes: a renderer's origin and Host, and the renderers that kept a body's data are named by `keptAs`. */
+/** Where one render request goes: a renderer's origin and Host, and the name a body's keptBy knows it by. */
 export interface RenderTarget {
   origin: string
   host: string
