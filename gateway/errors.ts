@@ -33,6 +33,15 @@ export class NotARendererError extends Error {
 }
 
 /**
+ * A renderer of another render protocol (another release's, during a roll or after one service was rolled back):
+ * it is sent no render while it says so, and the render goes to a renderer of this gateway's version.
+ */
+export class RenderProtocolMismatchError extends Error {
+  override name = 'RenderProtocolMismatchError'
+  readonly code = 'RENDER_PROTOCOL_MISMATCH'
+}
+
+/**
  * What the content service did (or would not be asked to do): the only 5xx
  * whose message reaches API callers, and the only error whose code and
  * message travel to other gateways through the shared tier, since each says

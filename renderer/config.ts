@@ -1,5 +1,5 @@
 import { LOGGING_SETTINGS, REQUIRE_RENDER_SECRET_SETTING, type SettingValues, type Env, readSetting, readSettings, settingsOf } from '../shared/env.ts'
-import { RENDER_SECRET_MIN_LENGTH, readRenderSecret } from '../shared/render-signature.ts'
+import { RENDER_SECRET_MIN_LENGTH, readRenderSecret } from '../shared/render-protocol/index.ts'
 
 /** The project's folder: the default of DIST_DIR is relative to it, from the sources and from the bundle in dist/ alike. */
 const ROOT = new URL('..', import.meta.url)

@@ -164,16 +164,16 @@ const STEPS = {
         { file: /^gateway\/plugins\/app\/page-cache\.ts$/ },
       ],
     },
-    { step: 'tags: record, peek/take, tag headers', match: files(/^gateway\/payload\/render-tags\.ts$/, /^gateway\/cache\/cache-tags\.ts$/, /^gateway\/plugins\/app\/render-tags\.ts$/) },
+    { step: 'tags: the answer\'s read, tag headers', match: files(/^shared\/render-protocol\/tags\.ts$/, /^gateway\/cache\/cache-tags\.ts$/) },
     {
       step: 'payload assembly: loaders through the query cache, JSON, render request body',
       match: [
-        ...files(/^gateway\/payload\//, /^gateway\/craft\/content-service\.ts$/, /^gateway\/cache\/query-cache\.ts$/, /^shared\/cache-key\.ts$/, /^shared\/render-request\.ts$/, /^shared\/script-json\.ts$/, /^shared\/routes\.ts$/, /^gateway\/pages\/settled-at-once\.ts$/, /^gateway\/pages\/render-request\.ts$/, /^gateway\/plugins\/app\/payloads\.ts$/),
+        ...files(/^gateway\/payload\//, /^gateway\/craft\/content-service\.ts$/, /^gateway\/cache\/query-cache\.ts$/, /^shared\/cache-key\.ts$/, /^shared\/render-protocol\/request-body\.ts$/, /^shared\/script-json\.ts$/, /^shared\/routes\.ts$/, /^gateway\/pages\/settled-at-once\.ts$/, /^gateway\/pages\/render-request\.ts$/, /^gateway\/plugins\/app\/payloads\.ts$/),
       ],
     },
     {
       step: 'render request: sign, undici request and response, commit window',
-      match: files(/^gateway\/renderers\//, /^gateway\/plugins\/app\/renderers\.ts$/, /^shared\/render-signature\.ts$/, /^node_modules\/undici\//),
+      match: files(/^gateway\/renderers\//, /^gateway\/plugins\/app\/renderers\.ts$/, /^shared\/render-protocol\/signature\.ts$/, /^node_modules\/undici\//),
     },
     { step: 'redirect lookup', match: files(/^gateway\/pages\/redirects\.ts$/, /^gateway\/plugins\/app\/redirects\.ts$/) },
     { step: 'logging and metrics', match: LOGGING_METRICS },
@@ -198,7 +198,7 @@ const STEPS = {
     { step: 'React render (renderToString / stream)', match: [...files(/^node_modules\/react(-dom)?\//, /^renderer\/app\//, /^renderer\/server\/(document|module-preloads)/), { file: /^renderer\/server\/render\.tsx$/, fn: /^(documentOf)$/ }] },
     {
       step: 'request body: read, signature check, split and JSON.parse',
-      match: files(/^shared\/render-request\.ts$/, /^shared\/render-signature\.ts$/, /^node_modules\/fastify\/lib\/content-type-parser\.js$/, /^node_modules\/secure-json-parse\//, /^shared\/script-json\.ts$/),
+      match: files(/^shared\/render-protocol\/(request-body|signature)\.ts$/, /^node_modules\/fastify\/lib\/content-type-parser\.js$/, /^node_modules\/secure-json-parse\//, /^shared\/script-json\.ts$/),
     },
     { step: 'rich text cleaning (walk and sanitiser memo)', match: files(/^shared\/rich-text-sanitizer\.ts$/, /^node_modules\/sanitize-html\//, /^node_modules\/lru-cache\//) },
     { step: 'logging and metrics', match: LOGGING_METRICS },

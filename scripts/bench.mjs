@@ -48,7 +48,7 @@ import { loadGatewayConfig } from '../gateway/config.ts'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFAULT_SITE_HANDLE, RENDER_SIGNATURE_HEADER } from '../shared/constants.ts'
 import { createOperations } from '../shared/operations.ts'
-import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../shared/render-request.ts'
+import { RENDER_REQUEST_CONTENT_TYPE } from '../shared/render-protocol/index.ts'
 
 const smoke = process.argv.includes('--smoke')
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -84,12 +84,20 @@ function ensureTools() {
   execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${names}`, { stdio: ['ignore', process.stderr, process.stderr] })
 }
 
-/** The render request the gateway sends for the home page once its data is cached: the renderer's work alone. */
-async function homeRenderRequest(system) {
-  const part = async (name) => (await fetch(`${system.url}/_payload.json?part=${name}`)).json()
-  const primary = await part('primary')
-  const deferred = await part('deferred')
-  return encodeRenderRequest(payloadJson(primary), dataJsonOf(deferred.data))
+/**
+ * The render request the gateway sends for the home page once its data is cached: the renderer's work alone. Encoded
+ * as the gateway of the tree at `tree` encodes it: since issue 48 with the tags of its data (shared/render-protocol/).
+ */
+async function homeRenderRequest(system, tree = root) {
+  const tagsOf = (answer) => (answer.headers.get('cache-tag') ?? '').split(',').filter(Boolean)
+  const primary = await fetch(`${system.url}/_payload.json?part=primary`)
+  const deferred = await fetch(`${system.url}/_payload.json?part=deferred`)
+  const tags = [...new Set([...tagsOf(primary), ...tagsOf(deferred)])]
+  const protocolModule = join(tree, 'shared/render-protocol/index.ts')
+  const withTags = existsSync(protocolModule)
+  const { encodeRenderRequest: encode } = await import(pathToFileURL(withTags ? protocolModule : join(tree, 'shared/render-request.ts')).href)
+  const [payloadText, deferredText] = [payloadJson(await primary.json()), dataJsonOf((await deferred.json()).data)]
+  return withTags ? encode(payloadText, tags, deferredText) : encode(payloadText, deferredText)
 }
 
 /** The home page's uncompressed bytes as a system serves them. */
@@ -112,9 +120,11 @@ function homePageCheck(html) {
  * bench's renderers admit (RENDER_REPLAY_CHECK=false, bench-processes.mjs).
  */
 async function homeRenderSigner(tree = root) {
-  const { RenderSigner, contentDigest } = await import(pathToFileURL(join(tree, 'shared/render-signature.ts')).href)
+  // Since issue 48 the exchange is in shared/render-protocol/ and names its version; a baseline commit's tree may predate both.
+  const protocolModule = join(tree, 'shared/render-protocol/index.ts')
+  const { RenderSigner, contentDigest, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } = await import(pathToFileURL(existsSync(protocolModule) ? protocolModule : join(tree, 'shared/render-signature.ts')).href)
   const signer = new RenderSigner(RENDER_SECRET)
-  const headers = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const headers = { 'content-type': RENDER_REQUEST_CONTENT_TYPE, ...(RENDER_PROTOCOL_HEADER ? { [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION } : {}) }
   if (!contentDigest) return (body) => ({ ...headers, [RENDER_SIGNATURE_HEADER]: signer.sign('POST', '/', body) })
   return (body) => ({ ...headers, ...signer.signing('POST', '/', headers, contentDigest(body)) })
 }
@@ -241,7 +251,7 @@ function combineSlices(slices) {
   }
 }
 
-/** The five systems of the product: this build's, or (`distDir`, `label`) a baseline commit's. */
+/** The four systems of the product: this build's, or (`distDir`, `label`) a baseline commit's. */
 async function startProductSystems(distDir, label) {
   const named = (name) => (label ? `${name}, ${label}` : name)
   const options = { secret: RENDER_SECRET, ...(distDir ? { distDir } : {}) }
@@ -249,7 +259,6 @@ async function startProductSystems(distDir, label) {
     cached: await startSystem(named('page cache'), { PAGE_CACHE: 'true' }, options),
     routed: await startSystem(named('page cache, hits routed'), { PAGE_CACHE: 'true', PAGE_CACHE_FAST_PATH: 'false' }, options),
     rendered: await startSystem(named('page cache off'), { PAGE_CACHE: 'false' }, options),
-    fetching: await startSystem(named('page cache off, the renderer fetching its payloads'), { PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false' }, options),
     uncached: await startSystem(named('no caches'), { PAGE_CACHE: 'false', QUERY_CACHE: 'false' }, options),
   }
 }
@@ -260,9 +269,9 @@ async function startProductSystems(distDir, label) {
  * scripts apart.
  */
 async function productScenarios(systems, luaDir, tag = '', tree = root) {
-  const { cached, routed, rendered, fetching, uncached } = systems
+  const { cached, routed, rendered, uncached } = systems
   const homePage = homePageCheck(Buffer.from(await (await fetch(`${cached.url}/`)).arrayBuffer()))
-  const renderBody = await homeRenderRequest(cached)
+  const renderBody = await homeRenderRequest(cached, tree)
   const overOnsPayload = (text) => {
     const payload = JSON.parse(text)
     return payload.path === '/over-ons' && payload.status === 200
@@ -279,7 +288,6 @@ async function productScenarios(systems, luaDir, tag = '', tree = root) {
     rendererAlone,
     fresh,
     compressed,
-    { id: '4f', name: 'home, page cache off, the renderer fetching its payloads (before the hand-over)', url: `${fetching.url}/`, answers: homePage },
     { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage },
     { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json`, answers: overOnsPayload },
     {
@@ -423,7 +431,7 @@ async function main() {
       ...of('4'),
       ...of('4c'),
     ],
-    [...of('4f'), ...of('5'), ...of('6'), ...of('7')],
+    [...of('5'), ...of('6'), ...of('7')],
   ]
   if (only) groups = groups.map((group) => group.filter((scenario) => scenario.id === 1 || only.includes(String(scenario.twinOf ?? scenario.id)))).filter((group) => group.length > 0)
   const scenarios = groups.flat()

@@ -121,7 +121,7 @@ export const CSP_NONCE_HEADER = 'x-csp-nonce'
  * service on a reused address (gateway/renderers/renderer-pool.ts).
  */
 export const RENDERER_BUILD_HEADER = 'x-renderer-build'
-/** HMAC of a render request under RENDER_SECRET (shared/render-signature.ts); the renderer renders nothing without it when the secret is set. */
+/** HMAC of a render request under RENDER_SECRET (shared/render-protocol/signature.ts); the renderer renders nothing without it when the secret is set. */
 export const RENDER_SIGNATURE_HEADER = 'x-render-signature'
 /**
  * Trailer of a streamed page, sent after its last byte: `complete`, or

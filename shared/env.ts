@@ -291,7 +291,7 @@ export const LOGGING_SETTINGS = settingsOf('logging', {
   },
 })
 
-/** Read by both services' RENDER_SECRET rows (shared/render-signature.ts reads the secret). */
+/** Read by both services' RENDER_SECRET rows (shared/render-protocol/signature.ts reads the secret). */
 export const REQUIRE_RENDER_SECRET_SETTING = {
   name: 'REQUIRE_RENDER_SECRET',
   kind: 'boolean',

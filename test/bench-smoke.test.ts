@@ -48,7 +48,7 @@ function withinRounding(ratio: number, a: number, b: number): boolean {
  * right. How many a loaded machine manages in a second is not checked.
  */
 // The product scenarios, each with a twin on the baseline commit's systems when the run has one.
-const PRODUCT_SCENARIOS = [3, '3b', '4a', 4, '4c', '4f', 5, 6, 7]
+const PRODUCT_SCENARIOS = [3, '3b', '4a', 4, '4c', 5, 6, 7]
 
 t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, each product scenario beside its twin, and each answers rightly', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'))
@@ -71,7 +71,7 @@ t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, eac
   t.ok(results.settings.requests > 0, 'a request count, not a duration')
   // 4r: the renderer's ceiling (renderToString on a bare route); 4c: a fresh page compressed, its brotli decoded and checked.
   // In groups of neighbours, each product scenario followed by its twin.
-  t.same(results.scenarios.map((s) => s.scenario), [1, 2, '2h', 3, '3@base', '3b', '3b@base', '4r', '4a', '4a@base', '4b', 4, '4@base', '4c', '4c@base', '4f', '4f@base', 5, '5@base', 6, '6@base', 7, '7@base'])
+  t.same(results.scenarios.map((s) => s.scenario), [1, 2, '2h', 3, '3@base', '3b', '3b@base', '4r', '4a', '4a@base', '4b', 4, '4@base', '4c', '4c@base', 5, '5@base', 6, '6@base', 7, '7@base'])
   t.same(results.scenarios.filter((s) => s.twin_of !== undefined).map((s) => s.twin_of), PRODUCT_SCENARIOS, 'each twin names its scenario')
   t.match(results.settings.baseline_commit, /^[0-9a-f]{7,}$/, 'the baseline commit, resolved')
   // "No scenario slower" from the twins of this run: each product scenario over its twin, slower below 1 - tolerance.

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { DEFAULT_SITE_HANDLE } from '../shared/constants.ts'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RENDER_REQUEST_CONTENT_TYPE } from '../shared/render-protocol/index.ts'
 import { shippedContent, titleOf } from './helpers/content.ts'
 import { h1Of } from './helpers/html.ts'
 import { freePort, retryOnAddressInUse } from './helpers/ports.ts'
@@ -57,7 +58,11 @@ t.test('npm start runs both services, each finding the other from PORT and RENDE
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.equal(h1Of(html), titleOf(store, `${DEFAULT_SITE_HANDLE}Home`))
-  const unsigned = await request(`http://127.0.0.1:${rendererPort}/`)
+  const unsigned = await request(`http://127.0.0.1:${rendererPort}/`, {
+    method: 'POST',
+    headers: { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION },
+    body: '{}\n[]',
+  })
   await unsigned.body.dump()
   t.equal(unsigned.statusCode, 403, 'npm start gave both one RENDER_SECRET: the renderer renders only what the gateway signed')
 

@@ -4,8 +4,8 @@ import { payloadJson } from '../gateway/payload/payload-json.ts'
 import { DEFERRED_SCRIPT_ID } from '../renderer/app/document-ids.ts'
 import { PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../shared/constants.ts'
 import type { PagePayload } from '../shared/payload.ts'
-import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-request.ts'
-import { RenderSigner } from '../shared/render-signature.ts'
+import { RENDER_REQUEST_CONTENT_TYPE, decodeRenderRequest, encodeRenderRequest } from '../shared/render-protocol/index.ts'
+import { RenderSigner } from '../shared/render-protocol/index.ts'
 import { signedHeaders } from './helpers/render-signing.ts'
 import { startSystem } from './helpers/system.ts'
 
@@ -63,14 +63,15 @@ t.test('a page with pending data is still streamed: the renderer asks for the de
 
 t.test('the renderer renders a render request as the gateway sends it, and refuses what is not one', async (t) => {
   const { primary, deferred } = await primaryAndDeferred('/')
-  const body = encodeRenderRequest(payloadJson(primary), JSON.stringify(deferred))
+  const body = encodeRenderRequest(payloadJson(primary), ['havenborgHome', 'entry:101'], JSON.stringify(deferred))
   const rendered = await postRender('/', body)
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   t.equal(rendered.headers['x-render-outcome'], 'complete', 'a page rendered whole says so in a header')
+  t.equal(rendered.headers['x-render-tags'], 'havenborgHome,entry:101', 'and the tags of the data it showed')
   t.match(html, /data-loaded="true"/)
 
-  for (const bad of ['', 'not json', '{"path":"/"}', `${payloadJson(primary)}\n[1,2]`, JSON.stringify({ ...primary, status: '200' })]) {
+  for (const bad of ['', 'not json', '{"path":"/"}\n[]', payloadJson(primary), `${payloadJson(primary)}\n[1,2]`, `${payloadJson(primary)}\n["a,b"]`, `${payloadJson(primary)}\n[]\n[1,2]`, `${JSON.stringify({ ...primary, status: '200' })}\n[]`]) {
     const refused = await postRender('/', bad)
     t.equal(refused.statusCode, 400, `refused: ${bad.slice(0, 20) || '(empty)'}`)
     t.match(await refused.body.json(), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
@@ -81,7 +82,7 @@ t.test('a boundary that fails in the whole render is rendered again by the strea
   const { primary } = await primaryAndDeferred('/')
   // An article without a title or uri breaks the latest-news block inside its Suspense boundary.
   const broken = JSON.stringify({ latestArticles: { entries: [null] } })
-  const rendered = await postRender('/', encodeRenderRequest(payloadJson(primary), broken), { [REQUEST_ID_HEADER]: 'broken-boundary-1' })
+  const rendered = await postRender('/', encodeRenderRequest(payloadJson(primary), [], broken), { [REQUEST_ID_HEADER]: 'broken-boundary-1' })
   await rendered.body.text()
   t.equal(rendered.statusCode, 500, 'not a 200 with the failure hidden')
   t.ok(
@@ -93,11 +94,11 @@ t.test('a boundary that fails in the whole render is rendered again by the strea
 t.test('the payload line is embedded as it came, made script-safe whatever the sender did', async (t) => {
   const { primary } = await primaryAndDeferred('/over-ons')
   const hostile = { ...primary, fullPath: '/over-ons?x=</script><script>alert(1)</script>\u2028' }
-  const decoded = decodeRenderRequest(JSON.stringify(hostile))
+  const decoded = decodeRenderRequest(encodeRenderRequest(JSON.stringify(hostile), []))
   t.ok(decoded)
   t.notMatch(decoded?.payloadJson ?? '', /<|\u2028/, 'no < or line separator left raw')
   t.same(JSON.parse(decoded?.payloadJson ?? ''), hostile, 'the same value')
-  const rendered = await postRender('/over-ons', JSON.stringify(hostile))
+  const rendered = await postRender('/over-ons', encodeRenderRequest(JSON.stringify(hostile), []))
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   t.notMatch(html, /<script>alert/, 'the payload cannot end its script element')
@@ -109,7 +110,7 @@ t.test("the home page's deferred data is script-safe JSON too: no <, U+2028 or U
   t.ok(articles.length > 0, 'the home page has latest news')
   const hostileTitle = 'Nieuws\u2028met</script><script>alert(1)</script>\u2029scheiding'
   const hostile = { ...deferred, latestArticles: { entries: articles.map((article, index) => (index === 0 ? { ...article, title: hostileTitle } : article)) } }
-  const rendered = await postRender('/', encodeRenderRequest(payloadJson(primary), JSON.stringify(hostile)))
+  const rendered = await postRender('/', encodeRenderRequest(payloadJson(primary), [], JSON.stringify(hostile)))
   const html = await rendered.body.text()
   t.equal(rendered.statusCode, 200)
   const script = new RegExp(`<script type="application/json" id="${DEFERRED_SCRIPT_ID}">(.*?)</script>`, 's').exec(html)?.[1]
@@ -135,18 +136,4 @@ t.test('payload JSON from the memo: the same value as JSON.stringify, serialised
   const withRichText = payloadJson({ ...primary, data })
   t.notMatch(withRichText, /</, 'rich text stays script-safe')
   t.same(JSON.parse(withRichText), { ...primary, data })
-})
-
-t.test('RENDER_WITH_PAYLOAD=false: the renderer fetches the payload itself, as renderers before the hand-over did', async (t) => {
-  const fetching = await startSystem({ PAGE_CACHE: 'false', RENDER_WITH_PAYLOAD: 'false', LOG_LEVEL: 'debug' })
-  t.teardown(() => fetching.close())
-  const response = await request(`${fetching.url}/over-ons`, { headers: { [REQUEST_ID_HEADER]: 'fetching-about-1' } })
-  const html = await response.body.text()
-  t.equal(response.statusCode, 200)
-  t.match(html, /<h1[^>]*>/)
-  const asked = fetching.gatewayLogs.lines
-    .filter((line) => line.requestId === 'fetching-about-1' && line.msg === 'incoming request')
-    .map((line) => String((line.req as { url?: string } | undefined)?.url ?? ''))
-    .filter((url) => !url.startsWith('/cms/'))
-  t.same(asked, ['/over-ons', `/over-ons${PAYLOAD_SUFFIX}?part=primary`], 'the page, then its payload asked by the renderer')
 })

@@ -132,7 +132,7 @@ export class PageRefresh {
       return undefined
     }
     const body = Buffer.isBuffer(rendered.body) ? rendered.body : await buffer(rendered.body)
-    await this.stages?.store.storeAndSettle(visit, rendered, { ...HELMET_HEADERS }, body)
+    this.stages?.store.storeAndSettle(visit, rendered, { ...HELMET_HEADERS }, body)
     return undefined
   }
 }

@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { RENDER_BODY_MEMO_MAX_BYTES } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { encodeRenderRequest } from '../../shared/render-request.ts'
-import { contentDigest } from '../../shared/render-signature.ts'
+import { contentDigest, encodeRenderRequest } from '../../shared/render-protocol/index.ts'
 import { scriptJson } from '../../shared/script-json.ts'
 import { dataJsonOf, payloadJsonWithHead } from '../payload/payload-json.ts'
 
@@ -42,15 +41,14 @@ const ENTRY_OVERHEAD_BYTES = 512
 
 /**
  * What a page's whole render request was built from: the pages' cache keys
- * and answers of its loaders (primary and deferred), the documents' generation
- * they were asked under, and the tags each part recorded. While each key still
- * holds the same fresh answer, the page would be built the same.
+ * and answers of its loaders (primary and deferred), and the documents'
+ * generation they were asked under. While each key still holds the same
+ * fresh answer, the page would be built the same, tags and all.
  */
 export interface RenderSources {
   keys: string[]
   answers: unknown[]
   generation: number
-  tags: (readonly string[])[]
 }
 
 /** Whether the answers a render was built from are unchanged (ContentService.stillFresh); counts each as a hit when they are. */
@@ -99,11 +97,12 @@ export class RenderBodyMemo {
   }
 
   /**
-   * The body of a page's render request with this payload and deferred data:
-   * the kept one when nothing changed. `sources`, when given, lets the next
+   * The body of a page's render request with this payload, the tags of its
+   * data and its deferred data: the kept one when nothing changed (the tags
+   * follow from the same answers). `sources`, when given, lets the next
    * render of the page take the body without building the payload (`reused`).
    */
-  bodyOf(pageKey: string, payload: PagePayload, deferred?: Record<string, unknown>, sources?: RenderSources): RenderBody {
+  bodyOf(pageKey: string, payload: PagePayload, tags: readonly string[], deferred?: Record<string, unknown>, sources?: RenderSources): RenderBody {
     const { data: _data, ...rest } = payload
     const head = scriptJson(rest)
     const parts = partsOf(payload, deferred)
@@ -112,21 +111,21 @@ export class RenderBodyMemo {
       known.sources = sources
       return known.body
     }
-    const body = RenderBody.of(encodeRenderRequest(payloadJsonWithHead(head, payload.data), deferred === undefined ? undefined : dataJsonOf(deferred)))
+    const body = RenderBody.of(encodeRenderRequest(payloadJsonWithHead(head, payload.data), tags, deferred === undefined ? undefined : dataJsonOf(deferred)))
     this.entries.set(pageKey, { head, parts, body, ...(sources ? { sources } : {}) })
     return body
   }
 
   /**
-   * A page's kept body and the tags its parts recorded, while every answer it
-   * was built from is still the same fresh one: the payload would come out
-   * the same, so it is not built again (route, loaders, keys, JSON).
+   * A page's kept body (its tags in it), while every answer it was built
+   * from is still the same fresh one: the payload would come out the same,
+   * so it is not built again (route, loaders, keys, JSON).
    */
-  reused(pageKey: string, stillFresh: StillFresh): { body: RenderBody; tags: readonly (readonly string[])[] } | undefined {
+  reused(pageKey: string, stillFresh: StillFresh): RenderBody | undefined {
     const entry = this.entries.get(pageKey)
     const sources = entry?.sources
     if (!entry || !sources || !stillFresh(sources.keys, sources.answers, sources.generation)) return undefined
-    return { body: entry.body, tags: sources.tags }
+    return entry.body
   }
 
   /** Bytes held, as the memo counts them. */

@@ -37,13 +37,11 @@ export class RenderStage {
     visit.showsPreview(undefined)
     // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.
     if (app.renderers.noneUp()) return refusedAtOnce(new RendererUnavailableError())
-    const started: Promise<RenderResponse | MissingPage> = app.config.renderWithPayload
-      ? renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
-          visit.showsPreview(prepared.showsPreview)
-          if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
-          return app.admission.render(origin, () => app.renderers.render(path, headers, prepared.body))
-        })
-      : app.admission.render(origin, () => app.renderers.render(path, headers))
+    const started = renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
+      visit.showsPreview(prepared.showsPreview)
+      if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
+      return app.admission.render(origin, () => app.renderers.render(path, headers, prepared.body))
+    })
     started.catch(() => undefined)
     return started
   }

@@ -7,6 +7,7 @@ import { headersForCache } from '../cache/page-cache-hits.ts'
 import { NO_INLINE_SOURCES, type PagePolicies } from '../http/content-security.ts'
 import { PRIVATE_NO_CACHE } from '../http/http-caching.ts'
 import { dropUnusableCookie, markPrivate, settleTokenCookie } from '../preview/tokens.ts'
+import { answerHeaderTags } from '../renderers/render-exchange.ts'
 import type { RenderResponse } from '../renderers/renderer-pool.ts'
 import { fillNotFound } from './not-found-page.ts'
 import { type PageStore, passedHeaders } from './page-store.ts'
@@ -66,12 +67,10 @@ export class RenderedAnswers {
       if (visit.useCache && rendered.statusCode < 500) this.app.pageCache.drop(visit.cacheKey)
       return reply.send(rendered.body)
     }
-    // The payloads of the render so far (a streamed page's deferred ones may follow): the stored page gets them all.
-    const { renderTags } = this.app
-    const whole = Buffer.isBuffer(rendered.body)
-    reply.headers(cacheTagHeaders(whole && !visit.storable ? renderTags.take(visit.origin.id) : renderTags.peek(visit.origin.id)))
+    // The tags the render's answer says so far (a streamed page's deferred data may add some): the stored page gets them all.
+    reply.headers(cacheTagHeaders(answerHeaderTags(rendered) ?? []))
     if (!visit.storable) return reply.send(rendered.body)
-    const store = (body: Buffer): void => void this.store.storeAndSettle(visit, rendered, headersForCache(reply.getHeaders()), body)
+    const store = (body: Buffer): void => this.store.storeAndSettle(visit, rendered, headersForCache(reply.getHeaders()), body)
     return reply.send(recordedWhenSent(reply, rendered.body, store))
   }
 
@@ -89,7 +88,7 @@ export class RenderedAnswers {
     const { notFound } = visit
     const body = Buffer.isBuffer(rendered.body) ? rendered.body : await buffer(rendered.body)
     // Stored before it is sent: the 404s waiting for this render then find it.
-    if (visit.storable) await this.store.store(visit, rendered, headersForCache(reply.getHeaders()), body)
+    if (visit.storable) this.store.store(visit, rendered, headersForCache(reply.getHeaders()), body)
     return reply.send(notFound ? fillNotFound(body, notFound) : body)
   }
 }

@@ -194,17 +194,6 @@ export class PayloadBuilder {
     return built
   }
 
-  /**
-   * The tags of a page's whole payload (a 404's too), for a page whose renderer fetched its
-   * payloads from another gateway: answered from the caches, as the render just
-   * filled them.
-   */
-  async pageTags(path: string, search: string, context: RunContext): Promise<readonly string[]> {
-    const params = new URLSearchParams(search)
-    const built = await this.build({ path, fullPath: `${path}${search}`, pageParam: params.get(PAGE_QUERY_PARAM) ?? undefined, part: 'all', context })
-    return built.payload.status === 200 || built.payload.status === 404 ? built.tags : []
-  }
-
   private basePayload(request: PayloadRequest, page: number): PagePayload {
     return {
       path: request.path,

@@ -1,5 +1,18 @@
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
+import {
+  RENDER_DATA_KEPT_HEADER,
+  RENDER_DATA_UNKNOWN_STATUS,
+  RENDER_PROTOCOL_HEADER,
+  RENDER_PROTOCOL_VERSION,
+  RENDER_REFERENCE_CONTENT_TYPE,
+  RENDER_REQUEST_CONTENT_TYPE,
+  RENDER_TAGS_HEADER,
+  type RenderSigner,
+  splitRenderTags,
+} from '../../shared/render-protocol/index.ts'
+import { TAG_PATTERN } from '../cache/cache-tags.ts'
+import type { RenderBody } from '../pages/render-body.ts'
 
 type IncomingHttpHeaders = Dispatcher.ResponseData['headers']
 
@@ -11,6 +24,88 @@ export interface RendererAnswer {
   body: Buffer | Readable
   /** Filled in once the body has ended. */
   trailers: IncomingHttpHeaders
+}
+
+/**
+ * The cache tags of what the page showed, as the renderer's answer says
+ * them (RENDER_TAGS_HEADER): in the header of a page rendered whole, in the
+ * trailer of a streamed one (undefined until its body has ended). Read
+ * defensively: a tag that is not one a purge may name (TAG_PATTERN) is
+ * dropped, and a list past the bounds (MAX_RENDER_TAGS) is no list:
+ * undefined, as for an answer that says none, and such a page is not stored.
+ */
+export function answerTags(answer: Pick<RendererAnswer, 'headers' | 'trailers'>): readonly string[] | undefined {
+  return checkedTags(saysInTrailer(answer.headers) ? answer.trailers[RENDER_TAGS_HEADER] : answer.headers[RENDER_TAGS_HEADER])
+}
+
+/** The tags an answer says in its header: all of a page rendered whole, those known when a streamed page began; for the headers of a page sent before its end. */
+export function answerHeaderTags(answer: Pick<RendererAnswer, 'headers'>): readonly string[] | undefined {
+  return checkedTags(answer.headers[RENDER_TAGS_HEADER])
+}
+
+/** Whether the answer declares the tags trailer (a streamed page): its Trailer header lists it (comma-separated, or space-separated as Fastify writes it). */
+function saysInTrailer(headers: IncomingHttpHeaders): boolean {
+  const declared = headers.trailer
+  const names = Array.isArray(declared) ? declared.join(',') : typeof declared === 'string' ? declared : ''
+  return names.toLowerCase().split(/[\s,]+/).includes(RENDER_TAGS_HEADER)
+}
+
+function checkedTags(value: unknown): readonly string[] | undefined {
+  const listed = splitRenderTags(value)
+  if (listed === undefined) return undefined
+  const tags = new Set<string>()
+  for (const tag of listed) if (TAG_PATTERN.test(tag)) tags.add(tag)
+  return [...tags]
+}
+
+/** Where one render request goes: a renderer's origin and Host, and the name a body's keptBy knows it by. */
+export interface RenderTarget {
+  origin: string
+  host: string
+  /** The origin a RenderBody's keptBy names this renderer by. */
+  keptAs: string
+}
+
+/**
+ * One render request to one renderer, in this release's protocol
+ * (RENDER_PROTOCOL_HEADER), signed as it is sent when there is a secret (its
+ * time, a nonce, the headers the renderer reads, the body's digest). A body
+ * whose data the renderer said it kept goes as a reference (its digest, a
+ * few dozen bytes instead of the data); when the renderer no longer has it
+ * (evicted, restarted: RENDER_DATA_UNKNOWN_STATUS), the body itself follows
+ * at once.
+ */
+export async function sendRender(
+  dispatcher: Dispatcher,
+  signer: RenderSigner | undefined,
+  target: RenderTarget,
+  path: string,
+  headers: Record<string, string>,
+  body: RenderBody,
+  giveUp: GiveUp,
+): Promise<RendererAnswer> {
+  const { origin } = target
+  const common = { ...headers, host: target.host, [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }
+  if (signer && body.keptBy.has(target.keptAs)) {
+    const sent: Record<string, string> = { ...common, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
+    const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
+    const answer = await exchange(dispatcher, { origin, path, method: 'POST', headers: signed, body: body.digest }, giveUp)
+    if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS) return answer
+    discardAnswer(answer)
+    body.keptBy.delete(target.keptAs)
+  }
+  const sent: Record<string, string> = { ...common, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const signed = signer ? { ...sent, ...signer.signing('POST', path, sent, body.digest) } : sent
+  const answer = await exchange(dispatcher, { origin, path, method: 'POST', headers: signed, body: body.bytes }, giveUp)
+  if (signer && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(target.keptAs)
+  return answer
+}
+
+/** Drops an answer that will not be sent; undici reports the abort as an error, which is expected here. */
+export function discardAnswer(answer: Pick<RendererAnswer, 'body'>): void {
+  if (Buffer.isBuffer(answer.body)) return
+  answer.body.on('error', () => undefined)
+  answer.body.destroy()
 }
 
 const NOTHING = Buffer.alloc(0)

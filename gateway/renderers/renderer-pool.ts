@@ -10,23 +10,21 @@ import {
   RENDERER_BUILD_HEADER,
   RENDERER_PROBE_TIMEOUT_MS,
 } from '../../shared/constants.ts'
-import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
-import { RenderSigner } from '../../shared/render-signature.ts'
+import { MAX_RENDER_TAGS_LENGTH, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner, speaksThisVersion } from '../../shared/render-protocol/index.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
-import { GiveUp, type RendererAnswer, exchange } from './render-exchange.ts'
-import { NotARendererError, RendererDownError, RendererUnavailableError } from '../errors.ts'
+import { GiveUp, type RendererAnswer, discardAnswer, sendRender } from './render-exchange.ts'
+import { NotARendererError, RenderProtocolMismatchError, RendererDownError, RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
-/** A render: the whole page when it came with its length or within the commit window, else the stream of it; its trailers (the outcome) once it has ended. */
+/**
+ * A render: the whole page when it came with its length or within the commit window, else the stream of it; its
+ * trailers (the outcome, the page's tags) once it has ended. Its tags: answerTags (render-exchange.ts).
+ */
 export type RenderResponse = RendererAnswer
 
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
-export function discard(rendered: RenderResponse): void {
-  if (Buffer.isBuffer(rendered.body)) return
-  rendered.body.on('error', () => undefined)
-  rendered.body.destroy()
-}
+export const discard: (rendered: RenderResponse) => void = discardAnswer
 
 /**
  * The renderer's address for a page: its origin and the page's path, never a
@@ -99,6 +97,8 @@ export interface RendererPoolOptions {
   onRefresh?: (members: PoolMember[], failures: { url: string; error: unknown }[]) => void
   /** A host name that did not resolve: told at most once per DNS_FAILURE_LOG_INTERVAL_MS per host, so a lasting outage is one line per interval, not one per look-up. */
   onLookupFailed?: (host: string, error: unknown) => void
+  /** A renderer answered a render in another protocol version (`said`: the one it named, if any): told on each such answer. */
+  onProtocolMismatch?: (origin: string, said: string | undefined) => void
   /** The clock the interval above is measured on (tests move it). */
   now?: () => number
   /** The timers probes are scheduled on (tests fire them). */
@@ -113,6 +113,8 @@ export interface PoolMember {
   up: boolean
   /** The build it said it belongs to at its last health check (undefined before one, or from a renderer that does not say). */
   build: string | undefined
+  /** Whether it speaks this gateway's render protocol, as its last health check or render said (undefined: not known yet). */
+  sameProtocol: boolean | undefined
 }
 
 /** A file of a renderer's build (its client bundle), as the gateway passes it on. */
@@ -136,6 +138,7 @@ interface Member extends RendererAddress {
   /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is found hung, left to finish when it is closing. */
   inFlight: Set<GiveUp>
   build: string | undefined
+  sameProtocol: boolean | undefined
 }
 
 /** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
@@ -150,6 +153,11 @@ function isClosingAnswer(statusCode: number, headers: RenderResponse['headers'])
  */
 export function fromRenderer(headers: RenderResponse['headers']): boolean {
   return headers[RENDERER_BUILD_HEADER] !== undefined || headers[CSP_NONCE_HEADER] !== undefined
+}
+
+/** Whether an answer from a renderer is of another protocol version: it names another, or none (a release before the version). */
+function ofAnotherProtocol(headers: RenderResponse['headers']): boolean {
+  return fromRenderer(headers) && !speaksThisVersion(headers[RENDER_PROTOCOL_HEADER])
 }
 
 /**
@@ -179,7 +187,9 @@ export class RendererPool {
     headersTimeoutMs: number,
     private readonly options: RendererPoolOptions,
   ) {
-    this.agent = new Agent({ connect: { timeout: RENDERER_CONNECT_TIMEOUT_MS }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000 })
+    // Room for a page's tags in its answer's header or trailer (RENDER_TAGS_HEADER) beside the other headers.
+    const maxHeaderSize = 16 * 1024 + MAX_RENDER_TAGS_LENGTH
+    this.agent = new Agent({ connect: { timeout: RENDERER_CONNECT_TIMEOUT_MS }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000, maxHeaderSize })
     this.signer = options.renderSecret === undefined ? undefined : new RenderSigner(options.renderSecret)
     this.probeTimers = options.timers ?? PROCESS_TIMERS
     this.random = options.random ?? Math.random
@@ -198,14 +208,14 @@ export class RendererPool {
 
   /** Current members, for logs and tests. */
   list(): PoolMember[] {
-    return this.members.map(({ origin, host, up, build }) => ({ origin, host, up, build }))
+    return this.members.map(({ origin, host, up, build, sameProtocol }) => ({ origin, host, up, build, sameProtocol }))
   }
 
   /**
-   * Renders a page; with `body` (a render request) the renderer gets the
-   * page's data with the request, or a reference to it when it kept it.
+   * Renders a page from `body` (its render request: the page's data and its tags), sent whole or as a reference
+   * to it when the renderer kept it, to a renderer of this gateway's render protocol.
    */
-  async render(pathWithQuery: string, headers: Record<string, string>, body?: RenderBody): Promise<RenderResponse> {
+  async render(pathWithQuery: string, headers: Record<string, string>, body: RenderBody): Promise<RenderResponse> {
     await this.resolved
     const members = this.members
     // The path as undici sends it (the URL parser may encode or normalise it), signed as such: alike for every member.
@@ -216,12 +226,23 @@ export class RendererPool {
     let retriedReset = false
     for (let i = 0; i < members.length; i++) {
       const member = members[(start + i) % members.length] as Member
-      // Down (found out by this render, another or a probe): skipped until a probe passes.
-      if (!member.up) continue
+      // Down (found out by this render, another or a probe): skipped until a probe passes. Of another protocol: skipped
+      // while it says so (a roll, one service rolled back), without being marked down.
+      if (!member.up || member.sameProtocol === false) continue
       const giveUp = new GiveUp()
       member.inFlight.add(giveUp)
       try {
-        const response = await this.send(member, path, headers, body, giveUp)
+        const target = { origin: member.base.origin, host: member.host, keptAs: member.origin }
+        const response = await sendRender(this.agent, this.signer, target, path, headers, body, giveUp)
+        if (ofAnotherProtocol(response.headers)) {
+          discard(response)
+          member.sameProtocol = false
+          const said = response.headers[RENDER_PROTOCOL_HEADER]
+          lastError = new RenderProtocolMismatchError(`${member.origin} speaks render protocol ${typeof said === 'string' ? said : '(none)'}, this gateway ${RENDER_PROTOCOL_VERSION}`)
+          this.options.onProtocolMismatch?.(member.origin, typeof said === 'string' ? said : undefined)
+          continue
+        }
+        member.sameProtocol = true
         if (isClosingAnswer(response.statusCode, response.headers)) {
           discard(response)
           // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
@@ -267,35 +288,6 @@ export class RendererPool {
     throw lastError ?? new RendererUnavailableError()
   }
 
-  /**
-   * One render request to one renderer, signed as it is sent (its time, a
-   * nonce, the headers the renderer reads, the body's digest). A body whose
-   * data the renderer said it kept goes as a reference (its digest, a few
-   * dozen bytes instead of the data); when the renderer no longer has it
-   * (evicted, restarted), the body itself follows at once.
-   */
-  private async send(member: Member, path: string, headers: Record<string, string>, body: RenderBody | undefined, giveUp: GiveUp): Promise<RendererAnswer> {
-    const origin = member.base.origin
-    const signer = this.signer
-    if (body === undefined) {
-      const sent: Record<string, string> = { ...headers, host: member.host }
-      return exchange(this.agent, { origin, path, method: 'GET', headers: signer ? { ...sent, ...signer.signing('GET', path, sent) } : sent }, giveUp)
-    }
-    if (signer && body.keptBy.has(member.origin)) {
-      const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
-      const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
-      const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.digest }, giveUp)
-      if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS && answer.statusCode !== 415) return answer
-      discard(answer)
-      body.keptBy.delete(member.origin)
-    }
-    const sent: Record<string, string> = { ...headers, host: member.host, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
-    const signed = signer ? { ...sent, ...signer.signing('POST', path, sent, body.digest) } : sent
-    const answer = await exchange(this.agent, { origin, path, method: 'POST', headers: signed, body: body.bytes }, giveUp)
-    if (signer && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(member.origin)
-    return answer
-  }
-
   /** Whether at least one renderer answers its health check now (readiness); every member's state follows the answers. */
   async healthy(): Promise<boolean> {
     await this.resolved
@@ -332,9 +324,10 @@ export class RendererPool {
         return marked || isClosingAnswer(response.statusCode, response.headers) ? 'failed' : 'stranger'
       }
       // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz). Anything else did not come from a renderer.
-      const said = (await response.body.json().catch(() => undefined)) as { status?: unknown; build?: unknown } | undefined
+      const said = (await response.body.json().catch(() => undefined)) as { status?: unknown; build?: unknown; protocol?: unknown } | undefined
       if (said?.status !== 'ok') return marked ? 'failed' : 'stranger'
       member.build = typeof said.build === 'string' && said.build.length <= 100 ? said.build : undefined
+      member.sameProtocol = speaksThisVersion(said.protocol)
       return 'passed'
     } catch (error) {
       return PROBE_UNANSWERED.has((error as { code?: string }).code ?? '') ? 'unanswered' : 'failed'
@@ -466,7 +459,7 @@ export class RendererPool {
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
         }
-        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined })
+        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined, sameProtocol: undefined })
       }),
     )
     const unique = new Map(lists.flat().map((member) => [member.origin, member]))

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CACHE_STATUS_HEADER, PRIVATE_NO_STORE } from '../../shared/constants.ts'
 import { pageAddress } from '../../shared/page-address.ts'
+import { RENDER_FETCH_HEADER, RENDER_TAGS_HEADER, joinRenderTags } from '../../shared/render-protocol/index.ts'
 import { PAYLOAD_PART_PARAM, PAYLOAD_PARTS, type PayloadPart, pagePathOfPayload } from '../../shared/payload.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import { overBudget } from '../admission/admission.ts'
@@ -56,7 +57,8 @@ export function payloadAnswers(app: FastifyInstance): (request: FastifyRequest, 
     else {
       reply.header('cache-control', publicCacheControl(app.config.cache.ttlMs, app.config.cache.staleWhileRevalidateMs))
       reply.headers(cacheTagHeaders(built.tags))
-      app.renderTags.record(request.id, built.tags)
+      // A renderer's fetch of a page's data gets all the data's tags, to say in its answer with the rest of the page's.
+      if (request.headers[RENDER_FETCH_HEADER] !== undefined) reply.header(RENDER_TAGS_HEADER, joinRenderTags(built.tags))
       dropUnusableCookie(reply, context)
       return sendWithEtag(request, reply, payloadJson(body))
     }

@@ -1,5 +1,5 @@
 import { REQUIRE_RENDER_SECRET_SETTING, readSetting, settingsOf } from '../../shared/env.ts'
-import { RENDER_SECRET_MIN_LENGTH, readRenderSecret } from '../../shared/render-signature.ts'
+import { RENDER_SECRET_MIN_LENGTH, readRenderSecret } from '../../shared/render-protocol/index.ts'
 
 /** The renderers the gateway sends its renders to, and how it talks to them. */
 export const RENDERERS_SETTINGS = settingsOf('renderers', {
@@ -50,13 +50,5 @@ export const RENDERERS_SETTINGS = settingsOf('renderers', {
     description:
       "how long the gateway waits for a renderer's answer to start, and between two chunks of it; past it the render is given up (a renderer that never answered is then skipped as hung)",
     effect: 'a render past it: the stored page (`X-Cache: STALE`) or the Dutch 503 page, and the log line `renderer skipped`',
-  },
-  renderWithPayload: {
-    name: 'RENDER_WITH_PAYLOAD',
-    kind: 'boolean',
-    default: true,
-    description:
-      "send the page's payload with the render request; `false` lets the renderer fetch it from `_payload.json` (for renderers older than the gateway during a rolling upgrade, and for comparison in `npm run bench`)",
-    effect: "`false`: each render is followed by the renderer's own `GET …/_payload.json` in the gateway's request log",
   },
 })

@@ -2,6 +2,7 @@ import { Agent, request } from 'undici'
 import { CACHE_STATUS_HEADER, CRAFT_TOKEN_HEADER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { PagePayload, PayloadPart } from '../../shared/payload.ts'
 import { PAYLOAD_PART_PARAM, payloadPathOf } from '../../shared/payload.ts'
+import { MAX_RENDER_TAGS_LENGTH, RENDER_FETCH_HEADER, RENDER_TAGS_HEADER, splitRenderTags } from '../../shared/render-protocol/index.ts'
 import { GatewayUnavailableError } from '../errors.ts'
 
 export interface PayloadCall {
@@ -17,6 +18,8 @@ export interface PayloadCall {
 export interface FetchedPayload {
   payload: PagePayload
   cacheStatus: string | undefined
+  /** The cache tags of the data, as the gateway says them to a render's fetch (RENDER_TAGS_HEADER); undefined when it says none. */
+  tags: string[] | undefined
 }
 
 /**
@@ -30,7 +33,7 @@ function gatewayAddress(gatewayUrl: URL, pathname: string, search = ''): URL {
   return url
 }
 
-/** The renderer's one connection to the world: payloads from the gateway, kept alive. */
+/** The renderer's one connection to the world: the deferred data of its renders from the gateway, kept alive. */
 export class GatewayClient {
   private readonly agent: Agent
 
@@ -38,14 +41,15 @@ export class GatewayClient {
     private readonly gatewayUrl: URL,
     timeoutMs: number,
   ) {
-    this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000, connections: 64 })
+    // Room for the data's tags (RENDER_TAGS_HEADER) beside the other headers.
+    this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000, connections: 64, maxHeaderSize: 16 * 1024 + MAX_RENDER_TAGS_LENGTH })
   }
 
   async payload(call: PayloadCall): Promise<FetchedPayload> {
     const params = new URLSearchParams(call.search)
     params.set(PAYLOAD_PART_PARAM, call.part)
     const url = gatewayAddress(this.gatewayUrl, payloadPathOf(call.path), params.toString())
-    const headers: Record<string, string> = { accept: 'application/json', [REQUEST_ID_HEADER]: call.requestId }
+    const headers: Record<string, string> = { accept: 'application/json', [REQUEST_ID_HEADER]: call.requestId, [RENDER_FETCH_HEADER]: '1' }
     if (call.token) headers[CRAFT_TOKEN_HEADER] = call.token
     let response
     try {
@@ -64,7 +68,7 @@ export class GatewayClient {
       throw new GatewayUnavailableError(`gateway answered ${response.statusCode} without a payload`)
     }
     const cacheStatus = response.headers[CACHE_STATUS_HEADER]
-    return { payload, cacheStatus: typeof cacheStatus === 'string' ? cacheStatus : undefined }
+    return { payload, cacheStatus: typeof cacheStatus === 'string' ? cacheStatus : undefined, tags: splitRenderTags(response.headers[RENDER_TAGS_HEADER]) }
   }
 
   async healthy(): Promise<boolean> {

@@ -10,6 +10,8 @@ export interface ReadyRenderData {
   payload: PagePayload
   /** The cleaned payload as script-safe JSON, for the page's payload script. */
   payloadJson: string
+  /** The cache tags of the data sent, which the render's answer says with those of anything it fetched. */
+  tags: readonly string[]
   /** The cleaned deferred data, when it was handed over: resolved, with its script-safe JSON for the script the browser hydrates it from. */
   deferred?: DeferredData
 }

@@ -10,7 +10,7 @@ import {
   RENDER_REQUEST_CONTENT_TYPE,
   type RenderRequest,
   decodeRenderRequest,
-} from '../../shared/render-request.ts'
+} from '../../shared/render-protocol/index.ts'
 import { scriptJson } from '../../shared/script-json.ts'
 import { RenderDataUnknownError } from '../errors.ts'
 import type { KeptRenderData, ReadyRenderData } from './kept-render-data.ts'
@@ -55,8 +55,9 @@ export class RenderDataSource {
   /**
    * The body parsers: a render request as bytes (its signature is checked
    * over the bytes it came as, and it is decoded in the route, where a bad
-   * one gets its 400); a reference only where data is kept (elsewhere 415,
-   * and the gateway sends bodies).
+   * one gets its 400); a reference only where data is kept (with
+   * RENDER_SECRET: only then does this renderer say it kept a body, and only
+   * then does the gateway send references).
    */
   acceptBodies(app: FastifyInstance): void {
     app.addContentTypeParser(RENDER_REQUEST_CONTENT_TYPE, { parseAs: 'buffer', bodyLimit: RENDER_REQUEST_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body))
@@ -102,8 +103,9 @@ export class RenderDataSource {
   private ready(given: RenderRequest): ReadyRenderData {
     const payload = this.clean(given.payload)
     const payloadJson = payload === given.payload ? given.payloadJson : scriptJson(payload)
-    if (given.deferred === undefined) return { payload, payloadJson }
+    const { tags } = given
+    if (given.deferred === undefined) return { payload, payloadJson, tags }
     const deferred = this.clean(given.deferred)
-    return { payload, payloadJson, deferred: resolvedDeferred(deferred, deferred === given.deferred ? given.deferredJson : scriptJson(deferred)) }
+    return { payload, payloadJson, tags, deferred: resolvedDeferred(deferred, deferred === given.deferred ? given.deferredJson : scriptJson(deferred)) }
   }
 }

@@ -1,5 +1,5 @@
 import { RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
-import { type HeaderValues, RENDER_SIGNED_AT_HEADER, type RenderSigner } from '../../shared/render-signature.ts'
+import { type HeaderValues, RENDER_SIGNED_AT_HEADER, type RenderSigner } from '../../shared/render-protocol/index.ts'
 
 /** How far ahead of the renderer's clock a request may be signed: the gateway's clock may run a little ahead. */
 export const RENDER_SIGNATURE_CLOCK_SKEW_MS = 2000
@@ -65,7 +65,7 @@ export interface SignatureCheckOptions {
 }
 
 /**
- * Admits a render request when the gateway signed it (shared/render-signature.ts),
+ * Admits a render request when the gateway signed it (shared/render-protocol/signature.ts),
  * recently (within maxAgeMs, and not more than the clock skew ahead), and
  * it has not been admitted before. The time is checked before the
  * signature, and a signature is remembered only once it is valid, so that

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE, RENDER_OUTCOME_TRAILER } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
+import { RENDER_TAGS_HEADER, joinRenderTags } from '../../shared/render-protocol/index.ts'
 import { type ClientConfig, Document } from './document.tsx'
 import { layoutPartsOfPayload } from './layout-parts.tsx'
 import { NO_PAGE_PRELOADS, type PagePreloads } from './module-preloads.ts'
@@ -14,6 +15,11 @@ export interface RenderOptions {
   deferred: DeferredData | null
   /** Whether the deferred data failed, so the page shows a placeholder instead of it; asked once the page is complete. */
   deferredFailed: () => boolean
+  /**
+   * The cache tags of the data rendered so far (the deferred data's once it came): what the answer says the page
+   * showed; undefined when some of it came without its tags (the page then says none, and is not stored).
+   */
+  tags: () => readonly string[] | undefined
   cacheStatus: string | undefined
   /** Crawlers get the complete HTML before the first byte. */
   waitForAll: boolean
@@ -114,6 +120,8 @@ export function renderComplete(reply: FastifyReply, options: RenderOptions): boo
   if (page === undefined) return false
   startReply(reply, options, options.payload.status, nonce)
   reply.header(RENDER_OUTCOME_TRAILER, 'complete')
+  const tags = options.tags()
+  if (tags) reply.header(RENDER_TAGS_HEADER, joinRenderTags(tags))
   reply.send(page)
   return true
 }
@@ -178,7 +186,16 @@ export function renderPage(reply: FastifyReply, options: RenderOptions): Promise
     let failed = false
     const start = (): void => {
       startReply(reply, options, failed ? 500 : payload.status, nonce)
+      // The tags known now in the header (for the headers that go out before the page's end), all of them in the
+      // trailer; a trailer whose function fails is left out, as unknown tags are.
+      const known = options.tags()
+      if (known) reply.header(RENDER_TAGS_HEADER, joinRenderTags(known))
       reply.trailer(RENDER_OUTCOME_TRAILER, async () => (failed || options.deferredFailed() ? 'degraded' : 'complete'))
+      reply.trailer(RENDER_TAGS_HEADER, async () => {
+        const tags = options.tags()
+        if (!tags) throw new Error('the tags of some of the data are unknown')
+        return joinRenderTags(tags)
+      })
       reply.send(body)
       stream.pipe(body)
     }

@@ -124,21 +124,24 @@ t.test("a render begun beside a redirect lookup charges its page's client, never
   let release = (): void => undefined
   const redirectsHeld = new Promise<void>((resolve) => (release = resolve))
   upstream.behave = (call) => (call.operationName === 'Redirects' ? { kind: 'hold', until: redirectsHeld } : { kind: 'pass' })
-  // The renderer fetches the page's data itself, from loopback, under the page's request id.
-  const system = await startSystem({ ...env, CRAFT_API_URL: upstream.url, RENDER_WITH_PAYLOAD: 'false' })
+  // The home page's deferred data is not at hand on a cold cache: the renderer fetches it, from loopback, under the page's request id.
+  const system = await startSystem({ ...env, CRAFT_API_URL: upstream.url })
   t.teardown(async () => {
     release()
     await system.close()
     await upstream.close()
   })
   const client = '203.0.113.50'
-  const page = get(system, '/kantoren', client, { 'x-request-id': 'beside-redirects' })
+  const page = get(system, '/', client, { 'x-request-id': 'beside-redirects' })
   await until(() => upstream.calls.some((call) => call.requestId === 'beside-redirects' && call.operationName !== 'Redirects'), "the render's data asked for while the redirects are held")
   release()
   t.equal((await page).status, 200)
   const { budget } = system.gateway.admission
   t.equal(budget.balance('127.0.0.1'), BUDGET, "the renderer's address spent nothing")
-  t.ok(budget.balance(client) <= BUDGET - 2, `the page's client paid for its render and its CMS calls (${budget.balance(client)} left)`)
+  // Its render, and the renderer's fetch of the deferred data under the page's id is free with it. (The CMS calls of the
+  // payload the gateway builds before the render is admitted are not charged: they were, only when the renderer
+  // fetched that payload itself, a way retired in issue 48.)
+  t.ok(budget.balance(client) < BUDGET - 0.5, `the page's client paid for its render (${budget.balance(client)} left)`)
 })
 
 t.test('with no renderer up nothing is rendered, so nothing is charged: a never-stored page is the 503 page, never a 429', async (t) => {

@@ -1,4 +1,5 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RENDER_TAGS_HEADER } from '../../shared/render-protocol/index.ts'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request } from 'undici'
@@ -96,15 +97,16 @@ async function startHeldRenderer(): Promise<HeldRenderer> {
     for await (const _chunk of req);
     // As a renderer answers: its build on every answer, and its health check's JSON.
     res.setHeader(RENDERER_BUILD_HEADER, 'test-build')
-    if (req.url === '/healthz') return void res.writeHead(200).end('{"status":"ok"}')
+    res.setHeader(RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION)
+    if (req.url === '/healthz') return void res.writeHead(200).end(`{"status":"ok","protocol":"${RENDER_PROTOCOL_VERSION}"}`)
     renderer.received++
     renderer.inFlight++
     renderer.mostInFlight = Math.max(renderer.mostInFlight, renderer.inFlight)
     if (renderer.holding) await new Promise<void>((resolve) => waiting.push(resolve))
     const body = `<!DOCTYPE html><html lang="nl"><head><title>x</title></head><body><h1>${req.url}</h1></body></html>`
     renderer.inFlight--
-    // A page as a renderer writes it: with its CSP nonce (an answer without one is a refusal, not a page).
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-render-outcome': 'complete', [CSP_NONCE_HEADER]: 'stand-in-nonce' }).end(body)
+    // A page as a renderer writes it: with its CSP nonce (an answer without one is a refusal, not a page) and the tags of what it shows.
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-render-outcome': 'complete', [RENDER_TAGS_HEADER]: 'stand-in', [CSP_NONCE_HEADER]: 'stand-in-nonce' }).end(body)
   }
   const server: Server = createServer((req, res) => void answer(req, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

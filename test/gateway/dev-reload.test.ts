@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { type Server, createServer } from 'node:http'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } from '../../shared/render-protocol/index.ts'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +18,7 @@ t.test('npm run dev: a page is told to reload only once the gateway has the rest
   writeFileSync(file, 'first')
   // The renderer's stand-in: /healthz fails while it "restarts".
   const health = { ok: false }
-  const renderer: Server = createServer((_req, res) => res.writeHead(health.ok ? 200 : 503, { [RENDERER_BUILD_HEADER]: 'test-build' }).end('{"status":"ok"}'))
+  const renderer: Server = createServer((_req, res) => res.writeHead(health.ok ? 200 : 503, { [RENDERER_BUILD_HEADER]: 'test-build', [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }).end(`{"status":"ok","protocol":"${RENDER_PROTOCOL_VERSION}"}`))
   await new Promise<void>((resolve) => renderer.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => renderer.close(resolve)))
   const dev = await buildGateway(

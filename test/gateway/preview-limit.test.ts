@@ -8,13 +8,10 @@ import { type System, startSystem } from '../helpers/system.ts'
 const LIMIT = 6
 const upstream = await startFaultUpstream()
 const system = await startSystem({ CRAFT_API_URL: upstream.url, PREVIEW_RATE_LIMIT: String(LIMIT) })
-// The renderer asks for the page's payload itself, under the page's request id, from the same loopback address as the client.
-const selfFetching = await startSystem({ CRAFT_API_URL: upstream.url, PREVIEW_RATE_LIMIT: '3', RENDER_WITH_PAYLOAD: 'false' })
 // Loopback is a /8: each agent is another client address.
 const clients = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'].map((localAddress) => new Agent({ localAddress }))
 t.teardown(async () => {
   await Promise.all(clients.map((agent) => agent.close()))
-  await selfFetching.close()
   await system.close()
   await upstream.close()
 })
@@ -78,15 +75,3 @@ t.test('junk tokens that are no preview cost the CMS nothing, however many', asy
   t.equal(system.gateway.pageCache.size, 1, 'and one page stored, under the plain address')
 })
 
-t.test("a render's own payload requests count with its page, not against the renderer's address", async (t) => {
-  const client = clients[3]
-  for (let n = 0; n < 3; n++) {
-    const page = await get(`/over-ons?x-craft-preview=1&token=junk-${n}`, { client, target: selfFetching })
-    t.equal(page.status, 200, `preview ${n + 1}: rendered from the payload the renderer fetched`)
-    t.ok(h1Of(page.body), 'a whole page')
-  }
-  const fourth = await get('/over-ons?x-craft-preview=1&token=junk-4', { client, target: selfFetching })
-  t.equal(fourth.status, 429, 'the client has used its three')
-  // The renderer fetches from loopback's own address; a plain client on that address has spent nothing.
-  t.equal((await get('/over-ons?x-craft-preview=1&token=junk-5', { target: selfFetching })).status, 200, "the renderer's address was never charged")
-})

@@ -17,10 +17,7 @@ const liveOffices = titleOf(shippedContent(), `${DEFAULT_SITE_HANDLE}Establishme
 
 const upstream = await startFaultUpstream()
 const system = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN })
-// The renderer fetching its own payload: the gateway cannot tell what a token shows.
-const selfFetching = await startSystem({ CRAFT_API_URL: upstream.url, CRAFT_TOKEN: SITE_TOKEN, RENDER_WITH_PAYLOAD: 'false' })
 t.teardown(async () => {
-  await selfFetching.close()
   await system.close()
   await upstream.close()
 })
@@ -169,18 +166,3 @@ t.test('malformed tokens never reach the CMS: the live page from the caches, pri
   )
 })
 
-t.test('when the renderer fetches its own payload the gateway cannot tell: the cookie as before', async (t) => {
-  const unknown = await get('/over-ons?x-craft-preview=1&token=unknown-token', {}, selfFetching)
-  t.equal(unknown.status, 200)
-  t.equal(h1(unknown), liveAbout)
-  t.ok(offered(unknown, 'unknown-token'), 'a well-formed token from the link is offered')
-  const draft = await get(`/over-ons?x-craft-preview=1&token=${ABOUT_DRAFT}`, {}, selfFetching)
-  t.equal(h1(draft), DRAFT_ABOUT_H1)
-  t.ok(offered(draft, ABOUT_DRAFT))
-  const kept = await get('/kantoren', { cookie: `craft_token=${ABOUT_DRAFT}` }, selfFetching)
-  t.equal(h1(kept), liveOffices)
-  t.same(kept.cookies, [], 'a cookie that may still show a draft elsewhere is kept')
-  const malformed = await get('/over-ons?x-craft-preview=1&token=abc.def', { cookie: `craft_token=${ABOUT_DRAFT}` }, selfFetching)
-  t.equal(h1(malformed), liveAbout)
-  t.ok(cleared(malformed), 'a malformed token still clears the cookie and is never offered')
-})

@@ -1,13 +1,14 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } from '../../shared/render-protocol/index.ts'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { RenderBody, RenderBodyMemo } from '../../gateway/pages/render-body.ts'
 import { RendererPool } from '../../gateway/renderers/renderer-pool.ts'
 import type { PagePayload } from '../../shared/payload.ts'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
-import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
+import { RENDER_DATA_KEPT_HEADER, RENDER_DATA_UNKNOWN, RENDER_DATA_UNKNOWN_STATUS, RENDER_REFERENCE_CONTENT_TYPE, RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-protocol/index.ts'
 import { SignatureCheck } from '../../renderer/server/render-signatures.ts'
-import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
+import { RenderSigner, contentDigest } from '../../shared/render-protocol/index.ts'
 
 const SECRET = 'a-render-secret-for-tests'
 const signer = new RenderSigner(SECRET)
@@ -32,7 +33,8 @@ async function referenceRenderer(t: Test, options: { keeps: boolean; signed?: bo
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     // As a renderer answers: its build on every answer (the gateway takes nothing without it).
     res.setHeader(RENDERER_BUILD_HEADER, 'test-build')
-    if (req.url === '/healthz') return void res.writeHead(200).end('{"status":"ok"}')
+    res.setHeader(RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION)
+    if (req.url === '/healthz') return void res.writeHead(200).end(`{"status":"ok","protocol":"${RENDER_PROTOCOL_VERSION}"}`)
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks)
@@ -112,7 +114,7 @@ t.test('a renderer that no longer has the data (409) is sent the body at once; t
   t.equal(renderer.seen.at(-1)?.type, RENDER_REFERENCE_CONTENT_TYPE, 'kept again, so referenced again')
 })
 
-t.test('a renderer that does not say it kept the data (one that predates references) always gets the body', async (t) => {
+t.test('a renderer that does not say it kept the data always gets the body', async (t) => {
   const renderer = await referenceRenderer(t, { keeps: false })
   const pool = poolFor(t, [renderer.url], SECRET)
   const body = RenderBody.of(DATA)
@@ -156,19 +158,22 @@ const payloadOf = (data: Record<string, unknown>, status = 200): PagePayload => 
   canonicalPath: '/',
 })
 
+const TAGS = ['home', 'entry:1']
+
 t.test('the body memo: the same page with the same data objects is the same body; other data, another body', async (t) => {
   const memo = new RenderBodyMemo()
   const home = { title: 'Welkom' }
   const news = { entries: [] }
-  const first = memo.bodyOf('/', payloadOf({ home }), { news })
-  t.equal(memo.bodyOf('/', payloadOf({ home }), { news }), first, 'the same objects: the kept body')
+  const first = memo.bodyOf('/', payloadOf({ home }), TAGS, { news })
+  t.equal(memo.bodyOf('/', payloadOf({ home }), TAGS, { news }), first, 'the same objects: the kept body')
   t.same(JSON.parse(first.bytes.toString('utf8').split('\n')[0] ?? '').data, { home }, 'its first line is the payload')
-  t.same(JSON.parse(first.bytes.toString('utf8').split('\n')[1] ?? ''), { news }, 'its second the deferred data')
-  t.not(memo.bodyOf('/', payloadOf({ home: { title: 'Welkom' } }), { news }), first, 'equal but another object (a refetched answer): a new body')
-  const again = memo.bodyOf('/', payloadOf({ home }), { news })
-  t.not(memo.bodyOf('/', payloadOf({ home })), again, 'without the deferred data: another body')
-  t.not(memo.bodyOf('/', payloadOf({ home }, 404)), memo.bodyOf('/', payloadOf({ home })), 'another status: another body')
-  t.not(memo.bodyOf('/a', payloadOf({ home })), memo.bodyOf('/b', payloadOf({ home })), 'another page: another body')
+  t.same(JSON.parse(first.bytes.toString('utf8').split('\n')[1] ?? ''), TAGS, 'its second the tags of its data')
+  t.same(JSON.parse(first.bytes.toString('utf8').split('\n')[2] ?? ''), { news }, 'its third the deferred data')
+  t.not(memo.bodyOf('/', payloadOf({ home: { title: 'Welkom' } }), TAGS, { news }), first, 'equal but another object (a refetched answer): a new body')
+  const again = memo.bodyOf('/', payloadOf({ home }), TAGS, { news })
+  t.not(memo.bodyOf('/', payloadOf({ home }), TAGS), again, 'without the deferred data: another body')
+  t.not(memo.bodyOf('/', payloadOf({ home }, 404), TAGS), memo.bodyOf('/', payloadOf({ home }), TAGS), 'another status: another body')
+  t.not(memo.bodyOf('/a', payloadOf({ home }), TAGS), memo.bodyOf('/b', payloadOf({ home }), TAGS), 'another page: another body')
 })
 
 t.test('the body memo is bounded by bytes', async (t) => {
@@ -176,7 +181,7 @@ t.test('the body memo is bounded by bytes', async (t) => {
   const memo = new RenderBodyMemo(bound)
   const text = 'x'.repeat(4000)
   for (let i = 0; i < 100; i++) {
-    memo.bodyOf(`/page-${i}`, payloadOf({ block: { text } }))
+    memo.bodyOf(`/page-${i}`, payloadOf({ block: { text } }), TAGS)
     t.ok(memo.bytes <= bound, `within its bound after ${i + 1} pages`)
   }
   t.ok(memo.bytes > bound / 2, 'and it does keep pages')

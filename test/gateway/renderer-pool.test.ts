@@ -2,14 +2,19 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { type PoolMember, type ProbeTimers, RendererPool } from '../../gateway/renderers/renderer-pool.ts'
+import { RenderBody } from '../../gateway/pages/render-body.ts'
 import { RENDERER_BUILD_HEADER } from '../../shared/constants.ts'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } from '../../shared/render-protocol/index.ts'
 import { freePort, retryOnAddressInUse } from '../helpers/ports.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
 /** What a renderer puts on every answer, and its health check's answer: the gateway takes nothing without them. */
-const MARK = { [RENDERER_BUILD_HEADER]: 'test-build' }
-const HEALTHY = '{"status":"ok","build":"test-build"}'
+const MARK = { [RENDERER_BUILD_HEADER]: 'test-build', [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }
+const HEALTHY = `{"status":"ok","build":"test-build","protocol":"${RENDER_PROTOCOL_VERSION}"}`
+
+/** A render request's body: the stand-ins do not read it. */
+const BODY = RenderBody.of('{}\n[]')
 
 /** A stand-in renderer: answers pages with its own name, and /healthz as told. */
 /** A renderer's stand-in on `host`, on `port` or (0) one of the kernel's choosing: the port it got. */
@@ -51,7 +56,7 @@ const closing: Handler = (_req, res) => {
 }
 
 async function renderText(pool: RendererPool, path = '/'): Promise<{ status: number; text: string }> {
-  const response = await pool.render(path, { accept: 'text/html' })
+  const response = await pool.render(path, { accept: 'text/html' }, BODY)
   if (Buffer.isBuffer(response.body)) return { status: response.statusCode, text: response.body.toString('utf8') }
   const chunks: Buffer[] = []
   for await (const chunk of response.body) chunks.push(chunk as Buffer)
@@ -206,7 +211,7 @@ t.test("whatever answers at a renderer's address without a renderer's mark is no
   const alone = await stranger(t, 404)
   const single = new RendererPool([new URL(`http://127.0.0.1:${alone.port}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
   t.teardown(() => single.close())
-  await t.rejects(single.render('/', { accept: 'text/html' }), { name: 'NotARendererError' })
+  await t.rejects(single.render('/', { accept: 'text/html' }, BODY), { name: 'NotARendererError' })
   t.ok(single.noneUp(), 'and it is down')
 })
 
@@ -215,7 +220,7 @@ t.test("a health check passes only on a renderer's answer: a 200 that is not one
   const impostor = await stranger(t, 200)
   const pool = new RendererPool([new URL(`http://127.0.0.1:${impostor.port}`)], 2000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
   t.teardown(() => pool.close())
-  await t.rejects(pool.render('/', { accept: 'text/html' }), { name: 'NotARendererError' }, 'its page is not a render')
+  await t.rejects(pool.render('/', { accept: 'text/html' }, BODY), { name: 'NotARendererError' }, 'its page is not a render')
   t.ok(pool.noneUp(), 'down')
   t.equal(await pool.healthy(), false, "its 200 on /healthz is no renderer's pass")
   t.ok(pool.noneUp(), 'and it stays down')
@@ -300,12 +305,12 @@ t.test('a page with its length comes as one buffer with its headers; a streamed 
   const pool = new RendererPool([new URL(`http://127.0.0.1:${port}`)], 30_000, { probeIntervalMs: 60_000, dnsRefreshMs: 60_000 })
   t.teardown(() => pool.close())
 
-  const whole = await pool.render('/whole', { accept: 'text/html' })
+  const whole = await pool.render('/whole', { accept: 'text/html' }, BODY)
   t.ok(Buffer.isBuffer(whole.body), 'a page with its length is one buffer')
   t.equal((whole.body as Buffer).toString('utf8'), '<p>whole</p>'.repeat(5000), 'all of it, in order')
   t.equal(whole.headers['x-render-outcome'], 'complete', 'with its headers')
 
-  const streamed = await pool.render('/streamed', { accept: 'text/html' })
+  const streamed = await pool.render('/streamed', { accept: 'text/html' }, BODY)
   t.notOk(Buffer.isBuffer(streamed.body), 'a page without a length past the commit window is a stream')
   const body = streamed.body as import('node:stream').Readable
   const first = await new Promise<Buffer>((resolve) => body.once('data', resolve))

@@ -1,4 +1,5 @@
 import { type ServerResponse, createServer } from 'node:http'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION } from '../../shared/render-protocol/index.ts'
 import t from 'tap'
 import type * as Tap from 'tap'
 import { request } from 'undici'
@@ -89,7 +90,7 @@ t.test("a renderer's own refusal (403, its JSON, no page) is no page: the stored
   // What a renderer answers a render whose signature expired on the way (renderer/errors.ts): its mark, no CSP nonce.
   const { system, rendered } = await withRendererReplaced(t, (res) => {
     const body = JSON.stringify({ statusCode: 403, code: 'FORBIDDEN', error: 'Forbidden', message: 'The render request is not signed by the gateway' })
-    res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [RENDERER_BUILD_HEADER]: 'test-build' }).end(body)
+    res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [RENDERER_BUILD_HEADER]: 'test-build', [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }).end(body)
   })
   await storedPageAnswers(t, system.url, rendered, 'not its 403')
   t.ok(system.gateway.pageCache.stale('/kantoren'), 'still stored')

@@ -11,8 +11,8 @@ import {
   RENDER_REFERENCE_CONTENT_TYPE,
   RENDER_REQUEST_CONTENT_TYPE,
   encodeRenderRequest,
-} from '../../shared/render-request.ts'
-import { RenderSigner, contentDigest } from '../../shared/render-signature.ts'
+} from '../../shared/render-protocol/index.ts'
+import { RenderSigner, contentDigest } from '../../shared/render-protocol/index.ts'
 import { scriptSafe } from '../../shared/script-json.ts'
 import { signedHeaders } from '../helpers/render-signing.ts'
 import { startSystem } from '../helpers/system.ts'
@@ -52,7 +52,7 @@ async function dataSources(): Promise<Record<string, number>> {
 const withoutNonces = (html: string): string => html.replace(/nonce="[^"]*"/g, 'nonce=""').replace(/'nonce-[^']*'/g, "'nonce-'")
 
 t.test('KeptRenderData: data only for the path it came for, bounded by bytes', async (t) => {
-  const dataOf = (size: number): ReadyRenderData => ({ payload: {} as PagePayload, payloadJson: 'x'.repeat(size) })
+  const dataOf = (size: number): ReadyRenderData => ({ payload: {} as PagePayload, payloadJson: 'x'.repeat(size), tags: [] })
   const memo = new KeptRenderData(64 * 1024)
   t.ok(memo.keep('sig-a', '/a', dataOf(1000)))
   t.ok(memo.get('sig-a', '/a'), 'kept for its path')
@@ -69,7 +69,7 @@ t.test('KeptRenderData: data only for the path it came for, bounded by bytes', a
 t.test('a live page\'s data is kept: the same body again is not decoded again, and a reference renders the same page', async (t) => {
   const primary = await payloadOf('/', 'primary')
   const deferred = (await payloadOf('/', 'deferred')).data
-  const body = encodeRenderRequest(payloadJson(primary), JSON.stringify(deferred))
+  const body = encodeRenderRequest(payloadJson(primary), [], JSON.stringify(deferred))
   const before = await dataSources()
 
   const first = postBody('/', body)
@@ -102,7 +102,7 @@ t.test('the deferred data is embedded as it came when cleaning leaves it unchang
   const deferred = (await payloadOf('/', 'deferred')).data
   // Key order and spacing the renderer would not produce itself: embedded as sent, it stays as sent.
   const sent = JSON.stringify(deferred, null, 1).replace(/\n/g, '')
-  const page = await (await postBody('/', encodeRenderRequest(payloadJson(primary), sent)).answer).body.text()
+  const page = await (await postBody('/', encodeRenderRequest(payloadJson(primary), [], sent)).answer).body.text()
   t.ok(page.includes(scriptSafe(sent)), 'the deferred line is the script\'s JSON')
 })
 
@@ -114,7 +114,7 @@ t.test('a reference the renderer cannot honour gets 409 RENDER_DATA_UNKNOWN, a f
 
   // Kept for '/', named for '/over-ons' with a valid signature for that path: the data is not that page's.
   const primary = await payloadOf('/', 'primary')
-  const home = postBody('/', encodeRenderRequest(payloadJson(primary)))
+  const home = postBody('/', encodeRenderRequest(payloadJson(primary), []))
   await (await home.answer).body.dump()
   const elsewhere = await postReference('/over-ons', home.digest)
   t.equal(elsewhere.statusCode, RENDER_DATA_UNKNOWN_STATUS, 'a reference is honoured only for the path its data came for')
@@ -135,7 +135,7 @@ t.test('a reference the renderer cannot honour gets 409 RENDER_DATA_UNKNOWN, a f
 
 t.test('a preview\'s data is never kept', async (t) => {
   const primary = await payloadOf('/', 'primary')
-  const body = encodeRenderRequest(payloadJson({ ...primary, preview: true }))
+  const body = encodeRenderRequest(payloadJson({ ...primary, preview: true }), [])
   const preview = postBody('/', body)
   const answer = await preview.answer
   await answer.body.dump()

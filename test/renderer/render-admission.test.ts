@@ -7,8 +7,7 @@ import { loadRendererConfig } from '../../renderer/config.ts'
 import { GatewayClient } from '../../renderer/server/gateway-client.ts'
 import { CRAFT_TOKEN_HEADER, PAYLOAD_SUFFIX, RENDER_SIGNATURE_HEADER, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { RENDER_REQUEST_CONTENT_TYPE } from '../../shared/render-request.ts'
-import { RenderSigner } from '../../shared/render-signature.ts'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RENDER_REQUEST_CONTENT_TYPE, RenderSigner, encodeRenderRequest } from '../../shared/render-protocol/index.ts'
 import { h1Of } from '../helpers/html.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
 import { signedHeaders } from '../helpers/render-signing.ts'
@@ -52,6 +51,15 @@ function rawRequest(port: number, method: string, path: string, headers: Record<
   })
 }
 
+/** The render request of a page as the gateway sends it: its payload (asked of the gateway) and no tags. */
+async function renderBodyOf(system: System, path: string): Promise<string> {
+  const primary = (await (await request(`${system.url}${path}${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
+  return encodeRenderRequest(payloadJson(primary), [])
+}
+
+/** A render request's headers in this release's protocol, for one sent unsigned. */
+const POST = { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }
+
 /** Whether the gateway saw any request under this request id (the renderer passes the id on when it fetches): its 'incoming request' line, at debug. */
 function gatewaySaw(system: System, requestId: string): boolean {
   return system.gatewayLogs.lines.some((line) => line.requestId === requestId && line.msg === 'incoming request')
@@ -78,19 +86,14 @@ for (const signing of [true, false]) {
       '/over-ons?q=%E0%A4%A',
       `/${'a'.repeat(1024)}`,
     ]
-    const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
-    const body = payloadJson(primary)
+    const body = await renderBodyOf(system, '/over-ons')
     for (const [index, path] of bad.entries()) {
-      for (const method of ['GET', 'POST']) {
-        const requestId = `bad-path-${signing}-${method}-${index}`
-        const sentBody = method === 'POST' ? body : undefined
-        const headers: Record<string, string> = { [CRAFT_TOKEN_HEADER]: 'visitors-token', [REQUEST_ID_HEADER]: requestId }
-        if (method === 'POST') headers['content-type'] = RENDER_REQUEST_CONTENT_TYPE
-        const answer = await rawRequest(rendererPort(system), method, path, signer ? signedHeaders(signer, method, path, headers, sentBody) : headers, sentBody)
-        t.equal(answer.status, 400, `${method} ${path.slice(0, 40)}`)
-        t.match(JSON.parse(answer.text), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
-        t.notOk(gatewaySaw(system, requestId), 'the gateway was not asked either')
-      }
+      const requestId = `bad-path-${signing}-${index}`
+      const headers: Record<string, string> = { ...POST, [CRAFT_TOKEN_HEADER]: 'visitors-token', [REQUEST_ID_HEADER]: requestId }
+      const answer = await rawRequest(rendererPort(system), 'POST', path, signer ? signedHeaders(signer, 'POST', path, headers, body) : headers, body)
+      t.equal(answer.status, 400, `POST ${path.slice(0, 40)}`)
+      t.match(JSON.parse(answer.text), { errors: [{ extensions: { code: 'BAD_REQUEST' } }] })
+      t.notOk(gatewaySaw(system, requestId), 'the gateway was not asked either')
     }
     t.same(other.seen, [], 'the other origin got no request')
   })
@@ -120,14 +123,12 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
   const signer = new RenderSigner(system.renderSecret ?? '')
   const stranger = new RenderSigner('another secret, not the gateway\'s')
   const port = rendererPort(system)
-  const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
-  const body = payloadJson(primary)
-  const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const body = await renderBodyOf(system, '/over-ons')
+  const post = POST
   const refused: [name: string, method: string, headers: Record<string, string>, body?: string][] = [
-    ['GET unsigned', 'GET', {}],
-    ['GET signed for another path', 'GET', signedHeaders(signer, 'GET', '/contact')],
-    ['GET signed with another secret', 'GET', signedHeaders(stranger, 'GET', '/over-ons')],
-    ['GET with a signature of the wrong length', 'GET', { ...signedHeaders(signer, 'GET', '/over-ons'), [RENDER_SIGNATURE_HEADER]: 'x' }],
+    ['POST signed for another path', 'POST', signedHeaders(signer, 'POST', '/contact', post, body), body],
+    ['POST signed with another secret', 'POST', signedHeaders(stranger, 'POST', '/over-ons', post, body), body],
+    ['POST with a signature of the wrong length', 'POST', { ...signedHeaders(signer, 'POST', '/over-ons', post, body), [RENDER_SIGNATURE_HEADER]: 'x' }, body],
     ['POST unsigned', 'POST', post, body],
     ['POST signed as a GET', 'POST', signedHeaders(signer, 'GET', '/over-ons', post), body],
     ['POST with another body', 'POST', signedHeaders(signer, 'POST', '/over-ons', post, '{}'), body],
@@ -144,10 +145,6 @@ t.test('render requests without the gateway\'s signature get 403 and nothing is 
     t.equal((await rawRequest(port, 'GET', path, {})).status, 200, `${path} needs no signature`)
   }
 
-  const signedGet = await rawRequest(port, 'GET', '/over-ons', signedHeaders(signer, 'GET', '/over-ons', { [REQUEST_ID_HEADER]: 'signed-get' }))
-  t.equal(signedGet.status, 200, 'a signed GET renders, its payload fetched from the gateway')
-  t.ok(h1Of(signedGet.text))
-  t.ok(gatewaySaw(system, 'signed-get'))
   const signedPost = await rawRequest(port, 'POST', '/over-ons', signedHeaders(signer, 'POST', '/over-ons', post, body), body)
   t.equal(signedPost.status, 200, 'a signed POST renders')
 })
@@ -161,38 +158,33 @@ t.test('a signed render request renders once, while fresh, with the headers it w
   const port = rendererPort(system)
   const visitor = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' }
   // x-request-id is not signed: a replay under a new one shows whether the renderer fetched anything for it.
-  const send = (requestId: string, headers: Record<string, string>, method = 'GET', body?: string) => rawRequest(port, method, '/over-ons', { ...headers, [REQUEST_ID_HEADER]: requestId }, body)
+  const body = await renderBodyOf(system, '/over-ons')
+  const send = (requestId: string, headers: Record<string, string>) => rawRequest(port, 'POST', '/over-ons', { ...headers, [REQUEST_ID_HEADER]: requestId }, body)
   const refusalOf = (requestId: string) => system.rendererLogs.lines.find((line) => line.requestId === requestId && line.msg === 'render request without a valid signature refused')?.refusal
 
-  const captured = signedHeaders(signer, 'GET', '/over-ons', visitor)
+  const post = { ...visitor, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
+  const sign = (by: RenderSigner, headers: Record<string, string>) => signedHeaders(by, 'POST', '/over-ons', headers, body)
+  const captured = sign(signer, post)
   const fresh = await send('fresh', captured)
   t.equal(fresh.status, 200, 'a fresh request, signed as the gateway signs it, renders')
   t.ok(h1Of(fresh.text))
-  t.ok(gatewaySaw(system, 'fresh'), 'its payload fetched from the gateway')
-
-  const primary = (await (await request(`${system.url}/over-ons${PAYLOAD_SUFFIX}?part=primary`)).body.json()) as PagePayload
-  const body = payloadJson(primary)
-  const post = { ...visitor, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
-  const capturedPost = signedHeaders(signer, 'POST', '/over-ons', post, body)
-  t.equal((await send('fresh-post', capturedPost, 'POST', body)).status, 200, 'a fresh POST renders')
 
   const tooOld = new RenderSigner(secret, () => Date.now() - maxAgeMs - 1000)
   const ahead = new RenderSigner(secret, () => Date.now() + 60_000)
-  const refused: [name: string, headers: Record<string, string>, refusal: string, method?: string][] = [
+  const refused: [name: string, headers: Record<string, string>, refusal: string][] = [
     ['the same request again', captured, 'replayed'],
-    ['the same POST again', capturedPost, 'replayed', 'POST'],
-    [`one signed ${maxAgeMs + 1000} ms ago`, signedHeaders(tooOld, 'GET', '/over-ons', visitor), 'expired'],
-    ['one signed a minute ahead', signedHeaders(ahead, 'GET', '/over-ons', visitor), 'signed ahead'],
-    ["a crawler's user agent on a visitor's signature", { ...signedHeaders(signer, 'GET', '/over-ons', visitor), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
-    ['a user agent added to a request signed without one', { ...signedHeaders(signer, 'GET', '/over-ons'), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
-    ['a preview token added to a request signed without one', { ...signedHeaders(signer, 'GET', '/over-ons', visitor), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
-    ['another preview token', { ...signedHeaders(signer, 'GET', '/over-ons', { ...visitor, [CRAFT_TOKEN_HEADER]: 'editors-token' }), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
-    ['another signing time', { ...signedHeaders(signer, 'GET', '/over-ons', visitor), 'x-render-signed-at': String(Date.now() + 1) }, 'bad signature'],
-    ['no signing time', (({ 'x-render-signed-at': _, ...rest }) => rest)(signedHeaders(signer, 'GET', '/over-ons', visitor)), 'unsigned'],
+    [`one signed ${maxAgeMs + 1000} ms ago`, sign(tooOld, post), 'expired'],
+    ['one signed a minute ahead', sign(ahead, post), 'signed ahead'],
+    ["a crawler's user agent on a visitor's signature", { ...sign(signer, post), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
+    ['a user agent added to a request signed without one', { ...sign(signer, { 'content-type': RENDER_REQUEST_CONTENT_TYPE }), 'user-agent': 'Googlebot/2.1' }, 'bad signature'],
+    ['a preview token added to a request signed without one', { ...sign(signer, post), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
+    ['another preview token', { ...sign(signer, { ...post, [CRAFT_TOKEN_HEADER]: 'editors-token' }), [CRAFT_TOKEN_HEADER]: 'stolen-token' }, 'bad signature'],
+    ['another signing time', { ...sign(signer, post), 'x-render-signed-at': String(Date.now() + 1) }, 'bad signature'],
+    ['no signing time', (({ 'x-render-signed-at': _, ...rest }) => rest)(sign(signer, post)), 'unsigned'],
   ]
-  for (const [index, [name, headers, refusal, method]] of refused.entries()) {
+  for (const [index, [name, headers, refusal]] of refused.entries()) {
     const requestId = `refused-${index}`
-    const answer = await send(requestId, headers, method, method === 'POST' ? body : undefined)
+    const answer = await send(requestId, headers)
     t.equal(answer.status, 403, name)
     t.match(answer.text, '"code":"FORBIDDEN"', `${name}: FORBIDDEN`)
     t.equal(refusalOf(requestId), refusal, `${name}: logged as ${refusal}`)
@@ -249,10 +241,13 @@ t.test("every refusal of the renderer is a coded JSON error in the gateway's sha
   const signer = new RenderSigner(system.renderSecret ?? '')
   const post = { 'content-type': RENDER_REQUEST_CONTENT_TYPE }
   const signed = (method: string, path: string, body?: string) => signedHeaders(signer, method, path, body === undefined ? {} : post, body)
+  const body = await renderBodyOf(system, '/over-ons')
   const refusals: [name: string, method: string, path: string, headers: Record<string, string>, body: string | undefined, status: number, code: string, message: string | RegExp][] = [
-    ['unsigned', 'GET', '/over-ons', {}, undefined, 403, 'FORBIDDEN', 'The render request is not signed by the gateway'],
-    ['a path the router cannot read', 'GET', '/%ff', signed('GET', '/%ff'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
-    ['not a plain site path', 'GET', '/over\\ons', signed('GET', '/over\\ons'), undefined, 400, 'BAD_REQUEST', 'Invalid path'],
+    ['unsigned', 'POST', '/over-ons', POST, body, 403, 'FORBIDDEN', 'The render request is not signed by the gateway'],
+    ['a path the router cannot read', 'POST', '/%ff', signed('POST', '/%ff', body), body, 400, 'BAD_REQUEST', 'Invalid path'],
+    ['not a plain site path', 'POST', '/over\\ons', signed('POST', '/over\\ons', body), body, 400, 'BAD_REQUEST', 'Invalid path'],
+    ['another render protocol', 'POST', '/over-ons', signedHeaders(signer, 'POST', '/over-ons', { ...post, [RENDER_PROTOCOL_HEADER]: '1' }, body), body, 503, 'RENDER_PROTOCOL_MISMATCH', 'The render request speaks render protocol 1; this renderer speaks 2'],
+    ['a GET of a page, the render of releases before the protocol', 'GET', '/over-ons', {}, undefined, 503, 'RENDER_PROTOCOL_MISMATCH', /speaks render protocol \(none\)/],
     ['a body that is not a render request', 'POST', '/over-ons', signed('POST', '/over-ons', 'not json'), 'not json', 400, 'BAD_REQUEST', 'The body is not a render request'],
     ['a body of another type (Fastify\'s own error)', 'POST', '/over-ons', { 'content-type': 'application/xml' }, '<x/>', 415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', /media type/i],
     ['a method it has no route for', 'DELETE', '/over-ons', {}, undefined, 404, 'NOT_FOUND', 'Not found'],

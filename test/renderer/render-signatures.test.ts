@@ -2,7 +2,7 @@ import t from 'tap'
 import { loadRendererConfig } from '../../renderer/config.ts'
 import { RENDER_SIGNATURE_CLOCK_SKEW_MS, SignatureCheck, UsedSignatures } from '../../renderer/server/render-signatures.ts'
 import { CRAFT_TOKEN_HEADER, RENDER_SIGNATURE_HEADER } from '../../shared/constants.ts'
-import { EMPTY_CONTENT_DIGEST, RENDER_NONCE_HEADER, RENDER_SIGNED_AT_HEADER, RenderSigner, contentDigest } from '../../shared/render-signature.ts'
+import { EMPTY_CONTENT_DIGEST, RENDER_NONCE_HEADER, RENDER_SIGNED_AT_HEADER, RenderSigner, contentDigest } from '../../shared/render-protocol/index.ts'
 
 const SECRET = 'a-render-secret-for-tests'
 const MAX_AGE_MS = 10_000

@@ -6,8 +6,8 @@ import { loadRendererConfig } from '../../renderer/config.ts'
 import { DEFERRED_SCRIPT_ID, PAYLOAD_SCRIPT_ID } from '../../renderer/app/document-ids.ts'
 import { PAYLOAD_SUFFIX } from '../../shared/constants.ts'
 import type { PagePayload } from '../../shared/payload.ts'
-import { RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../../shared/render-request.ts'
-import { RenderSigner } from '../../shared/render-signature.ts'
+import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RENDER_REQUEST_CONTENT_TYPE, encodeRenderRequest } from '../../shared/render-protocol/index.ts'
+import { RenderSigner } from '../../shared/render-protocol/index.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
 import { signedHeaders } from '../helpers/render-signing.ts'
 import { startSystem } from '../helpers/system.ts'
@@ -56,7 +56,7 @@ function postRender(path: string, body: string) {
 
 t.test('rich text in a posted render request is sanitised, in the page and in the scripts it hydrates from', async (t) => {
   const { primary, deferred } = await hostileHome()
-  const response = await postRender('/', encodeRenderRequest(payloadJson(primary), JSON.stringify(deferred)))
+  const response = await postRender('/', encodeRenderRequest(payloadJson(primary), [], JSON.stringify(deferred)))
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.notMatch(html, DANGER, 'no script, handler or javascript: link anywhere')
@@ -72,7 +72,7 @@ t.test('a clean render request is embedded as it came, not serialised again', as
   const primary = await part('/over-ons', 'primary')
   // A space JSON.stringify never writes: it survives only if the line is embedded as it came.
   const line = payloadJson(primary).replace(/^\{/, '{ ')
-  const response = await postRender('/over-ons', line)
+  const response = await postRender('/over-ons', encodeRenderRequest(line, []))
   const html = await response.body.text()
   t.equal(response.statusCode, 200)
   t.equal(scriptText(html, PAYLOAD_SCRIPT_ID), line)
@@ -88,12 +88,13 @@ async function hostileGateway(t: Test, primary: PagePayload, deferred: Record<st
   return `http://127.0.0.1:${port}`
 }
 
-t.test('rich text in payloads the renderer fetches is sanitised too, the deferred part included', async (t) => {
+t.test('rich text in the deferred data the renderer fetches is sanitised too, the payload it was sent as well', async (t) => {
   const { primary, deferred } = await hostileHome()
   const gatewayUrl = await hostileGateway(t, primary, deferred)
   const renderer = await buildRenderer(loadRendererConfig({ GATEWAY_URL: gatewayUrl, RENDER_SECRET: '', LOG_LEVEL: 'silent' }))
   t.teardown(() => renderer.close())
-  const response = await renderer.inject({ method: 'GET', url: '/' })
+  const headers = { 'content-type': RENDER_REQUEST_CONTENT_TYPE, [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }
+  const response = await renderer.inject({ method: 'POST', url: '/', headers, payload: encodeRenderRequest(JSON.stringify(primary), []) })
   t.equal(response.statusCode, 200)
   t.notMatch(response.body, DANGER)
   t.match(response.body, '<p>Welkom bij ons</p>')

@@ -16,7 +16,6 @@ import payloads from './payloads.ts'
 import previewLimit from './preview-limit.ts'
 import queryCache from './query-cache.ts'
 import redirects from './redirects.ts'
-import renderTags from './render-tags.ts'
 import renderers from './renderers.ts'
 import requestTracing from './request-tracing.ts'
 import securityHeaders from './security-headers.ts'
@@ -46,7 +45,6 @@ const APP_PLUGINS: FastifyPluginAsync<AppPluginOptions>[] = [
   renderers,
   redirects,
   payloads,
-  renderTags,
   previewLimit,
   buildInfo,
   internalListener,

@@ -19,6 +19,7 @@ async function renderers(app: FastifyInstance): Promise<void> {
     dnsRefreshMs: config.rendererDnsRefreshMs,
     renderSecret: config.renderSecret,
     onMemberChange: (origin, up, reason) => app.log[up ? 'info' : 'warn']({ renderer: origin, reason }, up ? 'renderer back in turn' : 'renderer skipped'),
+    onProtocolMismatch: (origin, said) => app.log.warn({ renderer: origin, protocol: said ?? null }, 'renderer of another render protocol (another release); renders go to those of this one'),
     onLookupFailed: (host, error) => app.log.warn({ host, err: error }, 'renderer host name does not resolve; keeping its last addresses'),
   })
   app.decorate('renderers', pool)

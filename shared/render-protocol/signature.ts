@@ -1,7 +1,8 @@
 import { type KeyObject, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto'
-import { CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, RENDER_SIGNATURE_HEADER } from './constants.ts'
-import { type Env, readSecret } from './env.ts'
-import { ConfigError } from './errors.ts'
+import { CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER, RENDER_SIGNATURE_HEADER } from '../constants.ts'
+import { type Env, readSecret } from '../env.ts'
+import { ConfigError } from '../errors.ts'
+import { RENDER_PROTOCOL_HEADER } from './version.ts'
 
 /**
  * RENDER_SECRET (or RENDER_SECRET_FILE), required when REQUIRE_RENDER_SECRET
@@ -21,13 +22,13 @@ export const RENDER_NONCE_HEADER = 'x-render-nonce'
 
 /**
  * The headers a render request is signed with: its time and nonce, and every
- * header the renderer reads to decide what it renders (the body's type, the
- * user agent that makes a crawler's page, the preview token, live preview's
- * mark). A header the
+ * header the renderer reads to decide what it renders (the protocol version,
+ * the body's type, the user agent that makes a crawler's page, the preview
+ * token, live preview's mark). A header the
  * renderer comes to read must be added here. `x-request-id` only names the
  * request in logs, and `accept` and `host` are not read.
  */
-export const RENDER_SIGNED_HEADERS = [RENDER_SIGNED_AT_HEADER, RENDER_NONCE_HEADER, 'content-type', 'user-agent', CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER] as const
+export const RENDER_SIGNED_HEADERS = [RENDER_SIGNED_AT_HEADER, RENDER_NONCE_HEADER, RENDER_PROTOCOL_HEADER, 'content-type', 'user-agent', CRAFT_TOKEN_HEADER, LIVE_PREVIEW_HEADER] as const
 
 /** Headers as Node and undici hold them. */
 export type HeaderValues = Readonly<Record<string, string | readonly string[] | number | undefined>>
