@@ -3,7 +3,7 @@ import { CSP_NONCE_HEADER, RENDER_OUTCOME_TRAILER } from '../../shared/constants
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { type PagePolicies, forCaching } from '../http/content-security.ts'
 import { publicCacheControl } from '../http/http-caching.ts'
-import { answerTags } from '../renderers/render-exchange.ts'
+import { answerTags } from '../renderers/answer-tags.ts'
 import type { RenderResponse } from '../renderers/renderer-pool.ts'
 import { notFoundTemplate } from './not-found-page.ts'
 import type { PageVisit } from './page-visit.ts'

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { answerHeaderTags, answerTags } from '../../gateway/renderers/render-exchange.ts'
+import { answerHeaderTags, answerTags } from '../../gateway/renderers/answer-tags.ts'
 import { PAYLOAD_SUFFIX, REQUEST_ID_HEADER } from '../../shared/constants.ts'
 import { MAX_RENDER_TAGS, RENDER_TAGS_HEADER } from '../../shared/render-protocol/index.ts'
 import { listenOnLoopback } from '../helpers/ports.ts'
