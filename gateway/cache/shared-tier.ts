@@ -3,7 +3,7 @@ import type { UpstreamAnswer } from '../craft/client.ts'
 import type { LoadedEntry, SharedEntry, SharedEntryRules, SharedStore } from './query-cache.ts'
 import { TierConnection } from './shared-tier/connection.ts'
 import { Locks } from './shared-tier/locks.ts'
-import { PageStore } from './shared-tier/page-store.ts'
+import { SharedPageStore } from './shared-tier/page-store.ts'
 import { Purges } from './shared-tier/purges.ts'
 import { QueryAnswers } from './shared-tier/query-answers.ts'
 import { Refusals } from './shared-tier/refusals.ts'
@@ -25,7 +25,7 @@ export type { PageClaim, PageLock, PurgeFanOut, SharedPage, SharedPurge, SharedT
 export class SharedTier extends EventEmitter<SharedTierEvents> implements SharedStore {
   private readonly connection: TierConnection
   private readonly answers: QueryAnswers
-  private readonly pages: PageStore
+  private readonly pages: SharedPageStore
   private readonly purges: Purges
 
   constructor(options: SharedTierOptions) {
@@ -34,7 +34,7 @@ export class SharedTier extends EventEmitter<SharedTierEvents> implements Shared
     const locks = new Locks(this.connection, this, options.lockMs)
     const refusals = new Refusals(this.connection, this, options.log)
     this.answers = new QueryAnswers(this.connection, locks, refusals, this, options)
-    this.pages = new PageStore(this.connection, locks, refusals, this, options)
+    this.pages = new SharedPageStore(this.connection, locks, refusals, this, options)
     this.purges = new Purges(this.connection, this, options)
   }
 

@@ -9,7 +9,7 @@ import type { PageClaim, PageLock, SharedPage, SharedTierEvents, SharedTierOptio
 type PageWait = { page?: SharedPage; outcome: 'stored' | 'released' | 'timeout' | 'unavailable' }
 
 /** Whole rendered pages in Redis, signed, and the locks of their renders: one render per page across gateways. */
-export class PageStore {
+export class SharedPageStore {
   constructor(
     private readonly connection: TierConnection,
     private readonly locks: Locks,
