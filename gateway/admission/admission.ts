@@ -109,6 +109,15 @@ export class Admission {
   }
 
   /**
+   * A render whose data is gathered before it is admitted (it started beside
+   * a redirect lookup that had to ask the CMS): its account opens now, so
+   * the CMS calls of that data are its client's, as any miss's are.
+   */
+  gathering(caller: WorkCaller): void {
+    if (!this.accounts.has(caller.id)) this.open(caller, { client: caller.client, free: false, payloadsFree: PAYLOADS_PER_RENDER })
+  }
+
+  /**
    * A page's render in a renderer's slot, kept until the page has been sent
    * whole or dropped. A render started before its page was admitted (beside a
    * redirect lookup that had to ask the CMS) has its request's account all
