@@ -37,7 +37,8 @@ export class RenderStage {
     visit.showsPreview(undefined)
     // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.
     if (app.renderers.noneUp()) return refusedAtOnce(new RendererUnavailableError())
-    app.admission.gathering(origin)
+    // Begun before its admission (beside a redirect lookup): the CMS calls of its data are its client's all the same.
+    if (!visit.admitted) app.admission.gathering(origin)
     const started = renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
       visit.showsPreview(prepared.showsPreview)
       if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
