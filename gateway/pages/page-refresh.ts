@@ -86,7 +86,10 @@ export class PageRefresh {
     visit.revalidates(true)
     if (await stages.flights.claim(visit, until)) return undefined
     // Admitted as a revalidation: charged to nobody, never refused.
-    if (!this.app.renderers.noneUp()) this.app.admission.admitRender(visit.origin, true)
+    if (!this.app.renderers.noneUp()) {
+      this.app.admission.admitRender(visit.origin, true)
+      visit.admit()
+    }
     const outcome = await stages.renders.render(visit)
     if (outcome.kind === 'page') return this.stored(visit, outcome.rendered)
     visit.settleFlight(outcome.kind === 'missing' ? { kind: 'over' } : { kind: 'failed', error: outcome.error })
