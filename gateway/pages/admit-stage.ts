@@ -21,7 +21,10 @@ export class AdmitStage {
     if (visit.admitted) return undefined
     // No renderer up: the render fails at once without any work (pages/render-stage.ts), so nothing is charged. The stored
     // page or the 503 page answers, and nginx takes a 503 to the next gateway; a 429 would end the visit here.
-    if (this.app.renderers.noneUp()) return undefined
+    if (this.app.renderers.noneUp()) {
+      visit.foundNoRendererUp()
+      return undefined
+    }
     visit.admit()
     const retryAfter = this.app.admission.admitRender(visit.origin, visit.revalidating)
     if (retryAfter === undefined) return undefined

@@ -53,6 +53,7 @@ export class PageVisit {
   #shows: boolean | undefined = undefined
   #revalidating = false
   #admitted = false
+  #noRendererUp = false
   #flight: FlightLead | undefined = undefined
   #storing = false
   #sharedLock: PageLock | undefined = undefined
@@ -150,6 +151,15 @@ export class PageVisit {
 
   admit(): void {
     this.#admitted = true
+  }
+
+  /** No renderer was up when it came to be admitted: nothing was charged, and its render fails at once (the stored page or the 503 page). */
+  get noRendererUp(): boolean {
+    return this.#noRendererUp
+  }
+
+  foundNoRendererUp(): void {
+    this.#noRendererUp = true
   }
 
   /** It waited for another's render: what it stores must postdate the purges that came meanwhile. */

@@ -35,8 +35,8 @@ export class RenderStage {
     if (context.preview && origin.livePreview) headers[LIVE_PREVIEW_HEADER] = '1'
     const path = `${url.rawPath}${url.search}`
     visit.showsPreview(undefined)
-    // No renderer up: the pool would refuse the render at once; the page's data is not gathered for it first.
-    if (app.renderers.noneUp()) return refusedAtOnce(new RendererUnavailableError())
+    // No renderer up (as its admission found, else asked now): the pool would refuse the render at once; the page's data is not gathered for it first.
+    if (visit.noRendererUp || (!visit.admitted && app.renderers.noneUp())) return refusedAtOnce(new RendererUnavailableError())
     // Begun before its admission (beside a redirect lookup): the CMS calls of its data are its client's all the same.
     if (!visit.admitted) app.admission.gathering(origin)
     const started = renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
