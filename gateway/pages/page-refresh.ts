@@ -31,14 +31,10 @@ export interface RefreshStages {
  * this gateway and, with the shared tier, in Redis. No client pays for it.
  */
 export class PageRefresh {
-  private stages: RefreshStages | undefined
-
-  constructor(private readonly app: FastifyInstance) {}
-
-  /** The stages it calls, made after it (the cache stage, which asks for refreshes, comes first). */
-  use(stages: RefreshStages): void {
-    this.stages = stages
-  }
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly stages: RefreshStages,
+  ) {}
 
   /** Whether the visit's stale page is being refreshed now (by this visit's request, or an earlier one): then it answers with the stale page. */
   refreshInBackground(visit: PageVisit): boolean {
@@ -71,8 +67,7 @@ export class PageRefresh {
 
   /** Renders the visit's page again and stores it; what failed, if it did (the page then stays stale). */
   private async refresh(visit: PageVisit): Promise<unknown> {
-    const stages = this.stages
-    if (!stages) throw new Error('the refresh stage has no stages to call')
+    const { stages } = this
     const { pageCache } = this.app
     // The path redirects now (its stored page dropped), or its page is known to be gone: nothing to render.
     if (await stages.redirects.redirection(visit)) return undefined
@@ -113,7 +108,7 @@ export class PageRefresh {
         visit.abandonRender()
         return 'done'
       }
-      const waiting = mayWait ? this.stages?.flights.wait(visit, until) : undefined
+      const waiting = mayWait ? this.stages.flights.wait(visit, until) : undefined
       if (!waiting) {
         // What this render stores must postdate the purges that came while it waited.
         if (waited) visit.renewTicket(pageCache.ticket())
@@ -135,7 +130,7 @@ export class PageRefresh {
       return undefined
     }
     const body = Buffer.isBuffer(rendered.body) ? rendered.body : await buffer(rendered.body)
-    this.stages?.store.storeAndSettle(visit, rendered, { ...HELMET_HEADERS }, body)
+    this.stages.store.storeAndSettle(visit, rendered, { ...HELMET_HEADERS }, body)
     return undefined
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { WorkCaller } from '../admission/admission.ts'
 import { pageKeyOf } from '../../shared/page-address.ts'
 import type { SitePath } from '../../shared/site-path.ts'
 import type { FlightLead, FlightOutcome } from '../cache/render-flights.ts'
@@ -8,19 +9,13 @@ import { type RenderResponse, discard } from '../renderers/renderer-pool.ts'
 import { MissingPage, NOT_FOUND_PAGE_KEY, NOT_FOUND_RENDER_URL, type NotFoundFields } from './not-found-page.ts'
 
 /** Who asks for a page: a visitor's request, or the gateway itself refreshing a stored page (pages/page-refresh.ts). */
-export interface VisitOrigin {
-  /** The request id, carried to the renderer and its payload requests. */
-  id: string
+export interface VisitOrigin extends WorkCaller {
   log: FastifyBaseLogger
   /** The address as it was asked for (a redirect never sends it back there). */
   address: string
-  /** Who pays for the work (http/client-key.ts); a refresh is charged to nobody. */
-  client: string
   userAgent: string | undefined
   /** Live preview's mark (a proxy's or a headless front end's header): the renderer leaves the bar out. */
   livePreview: boolean
-  /** Calls `done` once the answer is over: the visitor's response closed, or the refresh finished. */
-  onEnd(done: () => void): void
 }
 
 export interface VisitOptions {

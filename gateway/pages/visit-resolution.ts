@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LIVE_PREVIEW_HEADER } from '../../shared/constants.ts'
 import { pageAddress } from '../../shared/page-address.ts'
 import type { SitePath } from '../../shared/site-path.ts'
+import { callerOf } from '../admission/admission.ts'
 import { previewRefused } from '../preview/preview-limit.ts'
 import { PREVIEW_LINK_PARAMS, resolveToken } from '../preview/tokens.ts'
 import { PageVisit, type VisitOrigin } from './page-visit.ts'
@@ -9,13 +10,11 @@ import { PageVisit, type VisitOrigin } from './page-visit.ts'
 /** A visitor's request as the origin of its visit: its work is its client's, and ends when its response closes. */
 export function visitorOrigin(request: FastifyRequest, reply: FastifyReply): VisitOrigin {
   return {
-    id: request.id,
+    ...callerOf(request, reply),
     log: request.log,
     address: request.url,
-    client: request.client,
     userAgent: request.headers['user-agent'],
     livePreview: request.headers[LIVE_PREVIEW_HEADER] !== undefined,
-    onEnd: (done) => reply.raw.once('close', done),
   }
 }
 

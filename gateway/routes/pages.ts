@@ -41,16 +41,16 @@ class PageSequence {
 
   constructor(private readonly app: FastifyInstance) {
     const policies = pagePolicies(app.config)
-    this.refresh = new PageRefresh(app)
-    this.cache = new CacheAnswers(app, this.refresh)
     this.flights = new PageFlights(app)
     this.renders = new RenderStage(app)
     this.redirects = new RedirectStage(app, this.flights, this.renders)
     const store = new PageStore(app, policies)
     this.rendered = new RenderedAnswers(app, policies, store)
+    // The refresh calls the stages a miss goes through; the cache stage asks it for refreshes.
+    this.refresh = new PageRefresh(app, { redirects: this.redirects, flights: this.flights, renders: this.renders, store })
+    this.cache = new CacheAnswers(app, this.refresh)
     this.admit = new AdmitStage(app, this.cache)
     this.notFound = new NotFoundStage(app, this.cache)
-    this.refresh.use({ redirects: this.redirects, flights: this.flights, renders: this.renders, store })
   }
 
   async answer(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<FastifyReply> {
