@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { API_PATH } from '../shared/constants.ts'
 import { loggingOptions } from '../shared/logging.ts'
 import { noFastPathYet } from './cache/page-cache-hits.ts'
+import type { CrawlerResolver } from './admission/crawlers.ts'
 import type { GatewayConfig } from './config.ts'
 import { refuseOversizedRequest } from './http/error-answers.ts'
 import { gatewayServerOptions } from './http/server-options.ts'
@@ -16,6 +17,8 @@ export interface GatewayOptions {
   logStream?: NodeJS.WritableStream
   /** Hooks of the caller's own on the root, in place before any route (tests add a slow send hook this way). */
   beforeRoutes?: (app: FastifyInstance) => void
+  /** Who answers the crawler checks' DNS questions; node:dns by default (tests hand in a stub). */
+  crawlerResolver?: CrawlerResolver
 }
 
 /**
@@ -32,7 +35,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   // Before every other hook and route: a target too long or headers too large are refused before anything reads them.
   app.addHook('onRequest', refuseOversizedRequest)
   await app.register(externalPlugins)
-  await app.register(appPlugins, { fastPath, logController: logging.logController })
+  await app.register(appPlugins, { fastPath, logController: logging.logController, crawlerResolver: options.crawlerResolver })
   options.beforeRoutes?.(app)
   await app.register(routes)
   app.log.debug({ api: API_PATH }, 'gateway ready')

@@ -7,20 +7,24 @@ import type { RenderResponse } from '../renderers/renderer-pool.ts'
 import type { ConcurrencyGate } from './concurrency-gate.ts'
 import type { WorkBudget } from './work-budget.ts'
 
-/** Whose work it is: a request id its renderer's own requests carry, the client charged, and the end of its answer. */
+/** Whose work it is: a request id its renderer's own requests carry, the client charged (a verified crawler from its own budget), and the end of its answer. */
 export interface WorkCaller {
   id: string
   client: string
+  crawler?: string | undefined
   onEnd(done: () => void): void
 }
 
 /** A request's work, which ends when its response closes. */
 export function callerOf(request: FastifyRequest, reply: FastifyReply): WorkCaller {
-  return { id: request.id, client: request.client, onEnd: (done) => reply.raw.once('close', done) }
+  return { id: request.id, client: request.client, crawler: request.crawler, onEnd: (done) => reply.raw.once('close', done) }
 }
 
 /** What a client's request was told: admitted with its work charged, or refused (over budget). */
 export type ClientOutcome = 'admitted' | 'refused'
+
+/** Whose budget a request's work was charged to: a stranger's (`client`) or a verified crawler's (`crawler`). */
+export type ClientKind = 'client' | 'crawler'
 
 /** The payload requests a renderer may make for one render under its request id before they are charged like any other. */
 const PAYLOADS_PER_RENDER = PAYLOAD_PARTS.length
@@ -28,6 +32,7 @@ const PAYLOADS_PER_RENDER = PAYLOAD_PARTS.length
 /** The client a request's uncached work is charged to, while the request (and, for a page, its render's own requests) is under way. */
 interface Account {
   client: string
+  budget: WorkBudget
   /** A render of a page already stored (a revalidation): nothing it costs is charged. */
   free: boolean
   /** Payload requests under this request id still admitted without a look at the budget (a render's own). */
@@ -38,11 +43,13 @@ interface Account {
 
 export interface AdmissionOptions {
   budget: WorkBudget
+  /** Verified crawlers' budgets (CRAWLER_WORK_BUDGET). */
+  crawlerBudget: WorkBudget
   /** Calls in flight to the CMS (CMS_CONCURRENCY). */
   cms: ConcurrencyGate
   /** Renders in flight (RENDER_CONCURRENCY per renderer). */
   renders: ConcurrencyGate
-  onClient?: (outcome: ClientOutcome) => void
+  onClient?: (outcome: ClientOutcome, kind: ClientKind) => void
 }
 
 /**
@@ -52,13 +59,15 @@ export interface AdmissionOptions {
  */
 export class Admission {
   readonly budget: WorkBudget
+  readonly crawlerBudget: WorkBudget
   readonly cms: ConcurrencyGate
   readonly renders: ConcurrencyGate
   private readonly accounts = new Map<string, Account>()
-  private readonly onClient: (outcome: ClientOutcome) => void
+  private readonly onClient: (outcome: ClientOutcome, kind: ClientKind) => void
 
   constructor(options: AdmissionOptions) {
     this.budget = options.budget
+    this.crawlerBudget = options.crawlerBudget
     this.cms = options.cms
     this.renders = options.renders
     this.onClient = options.onClient ?? (() => undefined)
@@ -71,12 +80,13 @@ export class Admission {
    * the seconds until the client may ask again.
    */
   admitRender(caller: WorkCaller, revalidation: boolean): number | undefined {
+    const budget = this.budgetOf(caller.crawler)
     if (!revalidation) {
-      const refused = this.budget.take(caller.client)
-      if (refused !== undefined) return this.refuse(refused)
+      const refused = budget.take(caller.client)
+      if (refused !== undefined) return this.refuse(refused, budget)
     }
-    this.open(caller, { client: caller.client, free: revalidation, payloadsFree: PAYLOADS_PER_RENDER })
-    this.onClient('admitted')
+    this.open(caller, { client: caller.client, budget, free: revalidation, payloadsFree: PAYLOADS_PER_RENDER })
+    this.onClient('admitted', this.kindOf(budget))
     return undefined
   }
 
@@ -95,17 +105,18 @@ export class Admission {
       return undefined
     }
     const client = render?.client ?? request.client
-    const refused = this.budget.refused(client)
-    if (refused !== undefined) return this.refuse(refused)
-    if (!render) this.open(callerOf(request, reply), { client, free: false, payloadsFree: 0 })
-    this.onClient('admitted')
+    const budget = render?.budget ?? this.budgetOf(request.crawler)
+    const refused = budget.refused(client)
+    if (refused !== undefined) return this.refuse(refused, budget)
+    if (!render) this.open(callerOf(request, reply), { client, budget, free: false, payloadsFree: 0 })
+    this.onClient('admitted', this.kindOf(budget))
     return undefined
   }
 
   /** A CMS call made for a request (a miss, or a preview; never a refresh of a stored answer): one unit of its client's. */
   chargeCmsCall(requestId: string | undefined): void {
     const account = requestId === undefined ? undefined : this.accounts.get(requestId)
-    if (account && !account.free) this.budget.charge(account.client)
+    if (account && !account.free) account.budget.charge(account.client)
   }
 
   /**
@@ -114,7 +125,7 @@ export class Admission {
    * the CMS calls of that data are its client's, as any miss's are.
    */
   gathering(caller: WorkCaller): void {
-    if (!this.accounts.has(caller.id)) this.open(caller, { client: caller.client, free: false, payloadsFree: PAYLOADS_PER_RENDER })
+    if (!this.accounts.has(caller.id)) this.open(caller, this.renderAccount(caller))
   }
 
   /**
@@ -124,7 +135,7 @@ export class Admission {
    * the same: the renderer's own payload requests are never its address's.
    */
   async render(caller: WorkCaller, start: () => Promise<RenderResponse>): Promise<RenderResponse> {
-    if (!this.accounts.has(caller.id)) this.open(caller, { client: caller.client, free: false, payloadsFree: PAYLOADS_PER_RENDER })
+    if (!this.accounts.has(caller.id)) this.open(caller, this.renderAccount(caller))
     const release = await this.renders.enter()
     let rendered: RenderResponse
     try {
@@ -138,8 +149,20 @@ export class Admission {
     return rendered
   }
 
-  private refuse(retryAfterSeconds: number): number {
-    this.onClient('refused')
+  private budgetOf(crawler: string | undefined): WorkBudget {
+    return crawler === undefined ? this.budget : this.crawlerBudget
+  }
+
+  private kindOf(budget: WorkBudget): ClientKind {
+    return budget === this.crawlerBudget ? 'crawler' : 'client'
+  }
+
+  private renderAccount(caller: WorkCaller): Omit<Account, 'open'> {
+    return { client: caller.client, budget: this.budgetOf(caller.crawler), free: false, payloadsFree: PAYLOADS_PER_RENDER }
+  }
+
+  private refuse(retryAfterSeconds: number, budget: WorkBudget): number {
+    this.onClient('refused', this.kindOf(budget))
     return retryAfterSeconds
   }
 

@@ -11,6 +11,14 @@ import { checkProxyAddress, type TrustProxy } from '../http/trust-proxy.ts'
  * render and its 4 or 5 CMS calls).
  */
 const DEFAULT_CLIENT_WORK_BUDGET = 300
+/**
+ * Work units a verified crawler may spend per window: a full crawl of a site
+ * at ten times the shipped content (1,105 pages of the sitemap, without their
+ * payloads) on a cold cache spends some 2,200 (a render each and its CMS
+ * calls: test/gateway/crawler-budget.test.ts), so 5,000 holds such a crawl
+ * twice over, or a crawl and the payloads a rendering crawler asks for.
+ */
+const DEFAULT_CRAWLER_WORK_BUDGET = 5_000
 const DEFAULT_HEADERS_TIMEOUT_MS = 15_000
 
 /** TRUST_PROXY: a hop count or a list of proxy addresses; `true` would let every client pick its own address for the rate limits. */
@@ -166,6 +174,46 @@ export const ADMISSION_SETTINGS = settingsOf('admission', {
       max: 1_000_000,
       description: 'most CMS calls waiting for a slot at once, and as many renders; one more is refused at once (a stored answer or page stands in, else 503)',
       effect: '`admission_waiting{kind="cms|render"}` on `/metrics` never exceeds it',
+    },
+  },
+  crawlers: {
+    workBudget: {
+      name: 'CRAWLER_WORK_BUDGET',
+      kind: 'integer',
+      default: DEFAULT_CRAWLER_WORK_BUDGET,
+      min: 1,
+      max: 1_000_000_000,
+      description:
+        "work units per `RATE_LIMIT_WINDOW_MS` for a search engine's crawler, verified as its operator says (Googlebot: the address's reverse DNS name under googlebot.com or google.com; Bingbot: under search.msn.com; that name resolving back to the address), in place of `CLIENT_WORK_BUDGET`: a full crawl of a site ten times the shipped content spends some 2,200. A client whose User-Agent claims a crawler but fails the check, or is not checked yet, is a stranger with `CLIENT_WORK_BUDGET` (see [security](security.md))",
+      effect: '`admission_total{kind="crawler"}` on `/metrics` counts the work admitted for verified crawlers, and `crawler_verifications_total{crawler,outcome}` how their checks ended',
+    },
+    lookupsInFlight: {
+      name: 'CRAWLER_LOOKUPS_IN_FLIGHT',
+      kind: 'integer',
+      default: 8,
+      min: 1,
+      max: 1024,
+      description: 'crawler checks (a reverse DNS question, then a forward one) one gateway has under way at once; a request claiming a crawler beyond it is a stranger, not checked',
+      effect: '`crawler_verifications_total{outcome="skipped"}` on `/metrics` counts the requests not checked',
+    },
+    lookupsPerClient: {
+      name: 'CRAWLER_LOOKUPS_PER_CLIENT',
+      kind: 'integer',
+      default: 16,
+      min: 1,
+      max: 1_000_000,
+      description:
+        "crawler checks one client (an IPv4 address or IPv6 prefix, `CLIENT_IPV6_PREFIX`) may cause per `RATE_LIMIT_WINDOW_MS`: each address is checked once an hour (a failed check once a minute), and a /64 has many addresses; past it the client's requests are a stranger's, not checked",
+      effect: '`crawler_verifications_total{outcome="skipped"}` on `/metrics`',
+    },
+    lookupTimeoutMs: {
+      name: 'CRAWLER_LOOKUP_TIMEOUT_MS',
+      kind: 'integer',
+      default: 2000,
+      min: 100,
+      max: 60_000,
+      description: "longest a crawler check may take (and each of its DNS questions); then it failed, and the address is checked again after a minute. No request ever waits for a check",
+      effect: '`crawler_verifications_total{outcome="failed"}` on `/metrics`',
     },
   },
   maxBodyBytes: {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { RequestLogController } from '../../../shared/logging.ts'
+import type { CrawlerResolver } from '../../admission/crawlers.ts'
 import type { FastPath } from '../../cache/page-cache-hits.ts'
 import admission from './admission.ts'
 import buildInfo from './build-info.ts'
@@ -26,6 +27,8 @@ export interface AppPluginOptions {
   fastPath: FastPath
   /** The request lines of the gateway, which its other listeners and the page-cache hits write too. */
   logController: RequestLogController
+  /** Who answers the crawler checks' DNS questions (tests hand in a stub); node:dns otherwise. */
+  crawlerResolver?: CrawlerResolver | undefined
 }
 
 /** The gateway's own capabilities in the order they need each other: the hooks every answer goes through first, then the services. */
