@@ -113,7 +113,8 @@ export class NearestPages {
           this.compared++
           const limit = Math.min(max, (best?.edits ?? max + 1) - 1)
           const edits = limit < 0 ? limit + 1 : distanceWithin(text, of(candidate), limit)
-          if (edits <= limit && candidate.path !== typed) best = { path: candidate.path, edits }
+          // The path itself is no suggestion; its lower case is (a payload of `/Kantoren`: its page redirects there).
+          if (edits <= limit && candidate.path !== path) best = { path: candidate.path, edits }
         }
       }
     }

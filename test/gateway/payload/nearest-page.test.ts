@@ -67,3 +67,8 @@ t.test('a guess costs a bounded number of comparisons, and a long one none', asy
   t.equal(nearest.suggest(`/${'z'.repeat(100)}`, live), null)
   t.equal(nearest.compared, 0, 'nor one whose length no address has')
 })
+
+t.test('a path in capitals is nearest to its own lower case', async (t) => {
+  t.equal(nearestWith([]).suggest('/Kantoren', live), '/kantoren')
+  t.equal(nearestWith([]).suggest('/kantoren', live), null, 'but a page is not its own suggestion')
+})
