@@ -23,24 +23,46 @@ const rows = [new Int32Array(MAX_COMPARED_PATH + 2), new Int32Array(MAX_COMPARED
 export function distanceWithin(a: string, b: string, max: number): number {
   const over = max + 1
   if (Math.abs(a.length - b.length) > max || a.length > MAX_COMPARED_PATH || b.length > MAX_COMPARED_PATH) return over
-  let [prev, cur] = rows
-  for (let j = 0; j <= b.length; j++) prev[j] = Math.min(j, over)
-  for (let i = 1; i <= a.length; i++) {
-    const from = Math.max(1, i - max)
-    const to = Math.min(b.length, i + max)
-    cur[from - 1] = from === 1 ? Math.min(i, over) : over
-    let least = cur[from - 1] as number
+  // What both begin and end with costs no edit: only the rest is compared (`/actueel/premies-2027-uitgeleg` against `…uitgelegd`: "" and "d").
+  let start = 0
+  while (start < a.length && start < b.length && a.charCodeAt(start) === b.charCodeAt(start)) start++
+  let endA = a.length
+  let endB = b.length
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
+    endA--
+    endB--
+  }
+  const n = endA - start
+  const m = endB - start
+  if (n === 0 || m === 0) return n + m < over ? n + m : over
+  let prev = rows[0]
+  let cur = rows[1]
+  for (let j = 0; j <= m; j++) prev[j] = j < over ? j : over
+  for (let i = 1; i <= n; i++) {
+    const from = i - max > 1 ? i - max : 1
+    const to = i + max < m ? i + max : m
+    const code = a.charCodeAt(start + i - 1)
+    let left = from === 1 && i < over ? i : over
+    cur[from - 1] = left
+    let least = left
     for (let j = from; j <= to; j++) {
-      const substitute = (prev[j - 1] as number) + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1)
-      const value = Math.min(substitute, (prev[j] as number) + 1, (cur[j - 1] as number) + 1, over)
+      let value = (prev[j - 1] as number) + (code === b.charCodeAt(start + j - 1) ? 0 : 1)
+      const up = (prev[j] as number) + 1
+      if (up < value) value = up
+      if (left + 1 < value) value = left + 1
+      if (value > over) value = over
       cur[j] = value
+      left = value
       if (value < least) least = value
     }
-    if (to < b.length) cur[to + 1] = over
+    if (to < m) cur[to + 1] = over
     if (least > max) return over
-    ;[prev, cur] = [cur, prev]
+    const swap = prev
+    prev = cur
+    cur = swap
   }
-  return Math.min(prev[b.length] as number, over)
+  const last = prev[m] as number
+  return last < over ? last : over
 }
 
 interface Candidate {
@@ -83,17 +105,20 @@ function indexOf(paths: Iterable<string>): AddressIndex {
  */
 export class NearestPages {
   private readonly always: string[]
+  /** Each sitemap group's variables, made once: every 404 looks its answer up. */
+  private readonly groups: Record<string, unknown>[]
   private lastAnswers: (object | undefined)[] = []
   private index: AddressIndex
   /** Addresses compared for the last suggestion: at most MAX_COMPARED_ADDRESSES. */
   compared = 0
 
   constructor(
-    private readonly routes: RouteTable,
+    routes: RouteTable,
     private readonly content: ContentService,
     private readonly sitemap: SitemapBuilder,
   ) {
     this.always = routes.canonicalStaticPaths()
+    this.groups = SITEMAP_GROUPS.map((group) => sitemapVariables(group, routes.product))
     this.index = indexOf(this.always)
   }
 
@@ -127,7 +152,7 @@ export class NearestPages {
   /** The index of the addresses known now: made again when the cache holds other `Sitemap` answers. */
   private addresses(context: RunContext): AddressIndex {
     if (context.preview) return this.index
-    const answers = SITEMAP_GROUPS.map((group) => this.content.cachedNamed('Sitemap', sitemapVariables(group, this.routes.product), context)?.body)
+    const answers = this.groups.map((variables) => this.content.cachedNamed('Sitemap', variables, context)?.body)
     if (answers.every((answer, i) => answer === this.lastAnswers[i])) return this.index
     this.lastAnswers = answers
     const paths = [...this.always]
