@@ -35,6 +35,8 @@ export const TOKEN_STORAGE_KEY = 'apollo:default.token'
 export const TOKEN_COOKIE_NAME = 'craft_token'
 /** The page of what to do after damage: the damage action on every page links there, beside the 24/7 number. */
 export const DAMAGE_PAGE_PATH = '/onze-dienstverlening/schade-melden'
+/** The offices' page, with each office's own opening hours: the footer's hours (the telephone's) point there. */
+export const OFFICES_PAGE_PATH = '/kantoren'
 export const TOKEN_COOKIE_MAX_AGE_SECONDS = 604_800
 /** Where the preview bar's button posts to end a preview: the token cookie cleared, back to the live page (`terug`). */
 export const PREVIEW_END_PATH = '/voorbeeld/sluiten'

@@ -33,6 +33,8 @@ export interface PagePayload {
   error?: PayloadError
   /** Content of the `notFound` section for a 404. */
   notFound?: NotFoundEntry | null
+  /** A 404's "Bedoelde u …?": the sitemap's address nearest to the path asked for, null when none is near. */
+  suggestion?: string | null
 }
 
 /** Which loaders a payload request wants: all, only those needed for the first bytes, or only the deferred ones. */

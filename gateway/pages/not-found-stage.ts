@@ -14,7 +14,7 @@ export function knownMissing(app: FastifyInstance, visit: PageVisit): NotFoundFi
   const input = payloadInput(visit.url.path, new URLSearchParams(visit.url.search), visit.context)
   const message = app.payloads.knownMissing(input)
   if (message === undefined) return undefined
-  return { path: input.path, fullPath: input.fullPath, message }
+  return { path: input.path, fullPath: input.fullPath, message, suggestion: app.payloads.nearest.suggest(input.path, visit.context) }
 }
 
 /**

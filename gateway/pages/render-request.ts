@@ -48,7 +48,7 @@ export async function renderRequest(app: FastifyInstance, request: { id: string;
   const { payload } = primary
   if (context.preview) return previewRenderRequest(app, input, primary, context)
   if (payload.status === 404) {
-    const notFound = { path: payload.path, fullPath: payload.fullPath, message: payload.error?.message ?? '' }
+    const notFound = { path: payload.path, fullPath: payload.fullPath, message: payload.error?.message ?? '', suggestion: payload.suggestion ?? null }
     // Its tags are its layout's and the notFound entry's: the stored 404 page is purged by them.
     return { body: RenderBody.of(encodeRenderRequest(payloadJson(payload), primary.tags)), showsPreview: false, notFound }
   }

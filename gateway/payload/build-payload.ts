@@ -8,7 +8,9 @@ import type { CacheLookup, CacheStatus } from '../cache/query-cache.ts'
 import type { UpstreamAnswer } from '../craft/client.ts'
 import type { ContentService, RunContext } from '../craft/content-service.ts'
 import { UpstreamBadResponseError } from '../errors.ts'
-import { type SitemapGroup, sitemapVariables } from './sitemap.ts'
+import { NOT_FOUND_RENDER_URL, SUGGESTION_PLACEHOLDER } from '../pages/not-found-page.ts'
+import { NearestPages } from './nearest-page.ts'
+import { type SitemapGroup, SitemapBuilder, sitemapVariables } from './sitemap.ts'
 
 export interface PayloadRequest {
   /** Decoded path without query string. */
@@ -73,12 +75,16 @@ const SLUG_GROUPS: Partial<Record<ScreenName, SitemapGroup>> = {
 export class PayloadBuilder {
   /** The slugs in a cached sitemap group's answer, read once per answer. */
   private readonly listedSlugs = new WeakMap<object, Set<string>>()
+  /** The "Bedoelde u …?" of a 404: the nearest address of the sitemap (only its addresses are read, never split). */
+  readonly nearest: NearestPages
 
   constructor(
     readonly routes: RouteTable,
     private readonly content: ContentService,
     private readonly siteUrl: string,
-  ) {}
+  ) {
+    this.nearest = new NearestPages(routes, content, new SitemapBuilder(routes, siteUrl, Number.MAX_SAFE_INTEGER))
+  }
 
   /**
    * The 404 message of a page known to be missing without asking the CMS: a
@@ -219,6 +225,8 @@ export class PayloadBuilder {
     const payload = this.basePayload(request, 1)
     payload.status = 404
     payload.error = { statusCode: 404, message, fatal: false }
+    // The stored 404 page is rendered with a stand-in, where each visitor's own suggestion goes (pages/not-found-page.ts).
+    payload.suggestion = request.path === NOT_FOUND_RENDER_URL.path ? SUGGESTION_PLACEHOLDER : this.nearest.suggest(request.path, request.context)
     const [site, notFound] = await Promise.allSettled([
       this.content.runNamed('SiteSettings', { site: this.routes.product }, request.context),
       this.content.runNamed('NotFound', { site: this.routes.product }, request.context),

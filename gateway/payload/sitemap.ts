@@ -81,7 +81,7 @@ export class SitemapBuilder {
   }
 
   /** The indexable path of a CMS entry: its single's route, or its channel's slug route (a fixed page's own address). */
-  private pathOf(entry: SitemapEntry): string | undefined {
+  pathOf(entry: SitemapEntry): string | undefined {
     const single = this.singles.get(entry.sectionHandle)
     if (single !== undefined) return single
     const channel = this.channels.get(entry.sectionHandle)

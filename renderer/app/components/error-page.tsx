@@ -1,10 +1,13 @@
 import { GENERIC_ERROR_HEADING, NOT_FOUND_FALLBACK_HEADING } from '../../../shared/constants.ts'
+import { NOT_FOUND_SUGGESTION_CLASS } from '../../../shared/not-found-suggestion.ts'
 import type { PagePayload } from '../../../shared/payload.ts'
 import { RichText } from './cms-content.tsx'
 import { SiteLink } from './site-context.tsx'
 
 /**
- * 404: the notFound entry's title (or the fixed Dutch heading) and its text.
+ * 404: the notFound entry's title (or the fixed Dutch heading), the page the
+ * address most likely meant ("Bedoelde u …?", the gateway's suggestion, which
+ * it fills into the one stored 404 page per visitor) and the entry's text.
  * Other statuses: the generic heading; a 500 shows its message too.
  */
 export function ErrorPage({ payload }: { payload: PagePayload }) {
@@ -13,6 +16,11 @@ export function ErrorPage({ payload }: { payload: PagePayload }) {
     return (
       <div className="container error-page" data-status={statusCode}>
         <h1>{payload.notFound?.title || NOT_FOUND_FALLBACK_HEADING}</h1>
+        {payload.suggestion ? (
+          <p className={NOT_FOUND_SUGGESTION_CLASS}>
+            Bedoelde u <SiteLink href={payload.suggestion}>{payload.suggestion}</SiteLink>?
+          </p>
+        ) : null}
         <RichText html={payload.notFound?.text} />
         {payload.notFound?.text ? null : (
           <p>

@@ -1,5 +1,5 @@
 import { type ReactNode, type RefObject, createContext, useContext, useRef } from 'react'
-import { DAMAGE_PAGE_PATH } from '../../../shared/constants.ts'
+import { DAMAGE_PAGE_PATH, OFFICES_PAGE_PATH } from '../../../shared/constants.ts'
 import { phoneText, telHref } from '../../../shared/contact-links.ts'
 import type { SiteSettings } from '../../../shared/content-types.ts'
 import { OpeningHours, PhoneAndEmail, PostalAddress } from './contact-details.tsx'
@@ -122,9 +122,13 @@ function FooterContent({ site }: { site: SiteSettings | null }) {
           <PostalAddress name={site.companyName} street={site.street} postalCode={site.postalCode} city={site.city} />
           <PhoneAndEmail phone={site.phone} damagePhone={site.damagePhone} email={site.email} />
         </section>
+        {/* The global set's hours are the telephone's (docs/craft.md); an office keeps its own (Zwolle on Saturday morning), on the offices' page. */}
         <section aria-labelledby="footer-hours">
-          <h2 id="footer-hours">Openingstijden</h2>
+          <h2 id="footer-hours">Telefonisch bereikbaar</h2>
           <OpeningHours rows={site.openingHours} />
+          <p>
+            <SiteLink href={OFFICES_PAGE_PATH}>Openingstijden per kantoor</SiteLink>
+          </p>
         </section>
         <section aria-labelledby="footer-legal">
           <h2 id="footer-legal">Goed om te weten</h2>

@@ -23,6 +23,17 @@ export function salaryText(job: JobSummary): string | undefined {
   return salary && job.salaryHours !== null ? `${salary} bij ${job.salaryHours} uur per week` : salary
 }
 
+/**
+ * A vacancy's text with a subject naming the vacancy on each mail link that
+ * has none ("Sollicitatie: Allround schadebehandelaar"), as an insurance's
+ * mail link names the insurance; a subject the editor wrote stays.
+ */
+export function withMailSubject(html: string | null, vacancy: string): string | null {
+  if (!html || !html.includes('mailto:')) return html
+  const subject = encodeURIComponent(`Sollicitatie: ${vacancy}`)
+  return html.replace(/href="mailto:([^"?#]*)"/g, (_link, address: string) => `href="mailto:${address}?subject=${subject}"`)
+}
+
 /** The facts of a job that it has, in this order. */
 function jobFacts(job: Job): Description[] {
   const facts = [
@@ -57,7 +68,7 @@ export function JobScreen({ payload }: ScreenProps) {
           job[field] ? (
             <section key={field} className="section" aria-labelledby={`vacature-${field}`}>
               <h2 id={`vacature-${field}`}>{heading}</h2>
-              <RichText html={job[field]} />
+              <RichText html={withMailSubject(job[field], job.title)} />
             </section>
           ) : null,
         )}

@@ -18,7 +18,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 t.test('a visit keyed by its address becomes the stored 404 page', async (t) => {
   const { visit } = visitOf()
   t.equal(visit.cacheKey, '/kantoren')
-  visit.becomeNotFound({ path: '/kantoren', fullPath: '/kantoren', message: 'weg' })
+  visit.becomeNotFound({ path: '/kantoren', fullPath: '/kantoren', message: 'weg', suggestion: null })
   t.equal(visit.cacheKey, NOT_FOUND_PAGE_KEY)
   t.same(visit.url, NOT_FOUND_RENDER_URL)
   t.equal(visit.notFound?.message, 'weg')
