@@ -34,6 +34,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY public ./public
 COPY scripts/healthcheck.sh ./scripts/healthcheck.sh
+# The deploy's readiness check, run from this image on the stack's scrape network (docs/operations.md).
+COPY scripts/readiness.mjs ./scripts/readiness.mjs
 COPY gateway/embedded-cms/content ./gateway/embedded-cms/content
 COPY gateway/embedded-cms/assets ./gateway/embedded-cms/assets
 USER node

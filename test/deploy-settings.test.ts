@@ -6,6 +6,7 @@ import t from 'tap'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { isOnThisMachine } from '../gateway/settings/live-site.ts'
 import { ROOT } from './helpers/processes.ts'
+import { startSystem } from './helpers/system.ts'
 
 const LIVE = { NODE_ENV: 'production', SITE_URL: 'https://www.havenborg.example', CRAFT_API_URL: 'https://cms.havenborg.example/api' }
 
@@ -50,4 +51,25 @@ t.test('the built gateway, started as the image starts it without CRAFT_API_URL,
   })
   t.equal(exit.code, 2, 'the gateway does not start')
   t.match(exit.stderr, 'configuration error: CRAFT_API_URL is unset, so the site would serve the embedded demo content: set CRAFT_API_URL', 'and names the setting')
+})
+
+t.test("scripts/readiness.mjs, the deploy's readiness check: every address of the name asked on the internal port, exit 0 only when all are ready", async (t) => {
+  const system = await startSystem()
+  t.teardown(() => system.close())
+  const ask = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, ['scripts/readiness.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }, (_error, stdout) => resolve({ code: child.exitCode, stdout }))
+    })
+  const internal = new URL(system.internalUrl)
+  const ready = await ask({ READINESS_NAME: internal.hostname, READINESS_PORT: internal.port })
+  t.equal(ready.code, 0, ready.stdout)
+  t.match(ready.stdout, `${internal.hostname}:${internal.port} ready`)
+  t.match(ready.stdout, '1 of 1 ready')
+
+  const publicPort = new URL(system.url).port
+  const wrong = await ask({ READINESS_NAME: internal.hostname, READINESS_PORT: publicPort })
+  t.equal(wrong.code, 1, 'the public port has no /readyz: not ready')
+  t.match(wrong.stdout, 'NOT READY (404)')
+  const nobody = await ask({ READINESS_NAME: 'no-such-gateway.invalid' })
+  t.equal(nobody.code, 2, 'a name without an address')
 })
