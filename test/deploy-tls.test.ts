@@ -13,6 +13,7 @@ import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { parse } from 'yaml'
 import { STRICT_TRANSPORT_SECURITY } from '../gateway/plugins/app/security-headers.ts'
+import { checkFrontDoor } from '../scripts/containers-front-door.mjs'
 import { BEHIND_LB_START, DEPLOY_DIR, NGINX, TLS_FILES, type TlsFiles, shippedNginxConf, startDeployNginx } from '../scripts/deploy-nginx.mjs'
 import { ROOT } from './helpers/processes.ts'
 import { startSystem } from './helpers/system.ts'
@@ -249,4 +250,15 @@ t.test('the stack and compose give nginx every file of its front door, the certi
   t.same(behind.services.lb?.command, ['sh', '/etc/nginx/nginx-behind-lb-start.sh'], 'started by the script that writes the trusted addresses')
   t.match(behind.services.lb?.environment?.TRUSTED_LB_ADDRESSES, /^\$\{TRUSTED_LB_ADDRESSES:\?/, 'which the deploy refuses to go without')
   t.same(behind.services.lb?.configs?.map((config) => config.target).sort(), [...named('nginx-behind-lb.conf').map((name) => `/etc/nginx/${name}`), '/etc/nginx/nginx-behind-lb-start.sh'].sort())
+})
+
+t.test("the container test's front-door check (scripts/containers-front-door.mjs) finds the shipped nginx.conf as shipped", async (t) => {
+  const tls = throwawayCertificate(t)
+  const system = await startSystem({ TRUST_PROXY: '1' })
+  t.teardown(() => system.close())
+  const nginx = await startDeployNginx({ variant: 'tls', gatewayUrl: system.url, tls })
+  t.teardown(() => nginx.close())
+  const found = await checkFrontDoor({ httpPort: nginx.port, tlsPort: nginx.tlsPort ?? 0 })
+  t.same(found.problems, [], 'nothing to report')
+  t.comment(`front door: ${JSON.stringify({ ...found, problems: undefined })}`)
 })
