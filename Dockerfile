@@ -22,6 +22,8 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:26-trixie-slim
 # REQUIRE_RENDER_SECRET: a container without RENDER_SECRET (or RENDER_SECRET_FILE) exits with code 2.
+# NODE_ENV=production: the gateway exits with code 2 without CRAFT_API_URL, or with a SITE_URL on this machine or
+# over http, unless DEMO_SITE=true (a demo; docs/operations.md, "First production deploy").
 ENV NODE_ENV=production \
     REQUIRE_RENDER_SECRET=true \
     LOG_FORMAT=json \
