@@ -12,6 +12,7 @@ import { type ConnectionOptions, connect as tlsConnect } from 'node:tls'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { parse } from 'yaml'
+import { DEFAULT_CLIENT_IPV6_PREFIX_BITS } from '../gateway/http/client-key.ts'
 import { STRICT_TRANSPORT_SECURITY } from '../gateway/plugins/app/security-headers.ts'
 import { checkFrontDoor } from '../scripts/containers-front-door.mjs'
 import { BEHIND_LB_START, DEPLOY_DIR, NGINX, TLS_FILES, type TlsFiles, shippedNginxConf, startDeployNginx } from '../scripts/deploy-nginx.mjs'
@@ -166,6 +167,7 @@ t.test('behind a load balancer: X-Forwarded-For and -Proto believed from its add
     ['::1', '0:0:0:0'],
   ]
   for (const [address, key] of sixtyFour) t.equal((await who(address)).split(' ')[0], key, `${address}: its /64, ${key}`)
+  t.equal(DEFAULT_CLIENT_IPV6_PREFIX_BITS, 64, "the gateways' client is a /64 too (nginx-http.conf's map keeps four groups: change both together)")
 })
 
 t.test('behind a load balancer: two requests from one IPv6 /64 share the per-client limit', async (t) => {
