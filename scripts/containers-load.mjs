@@ -6,6 +6,17 @@ import { Pool } from 'undici'
 const ASSET_NAMES = /(?:src|href)="(\/assets\/[^"?#]+\.(?:js|css))"/g
 const assetsOf = (html) => [...new Set([...html.matchAll(ASSET_NAMES)].map((match) => match[1]))]
 
+/** The latencies' p50, p99 and slowest, and the requests a second over the run and in its slowest whole second. */
+function speedOf(durations, perSecond, tally, seconds) {
+  durations.sort((a, b) => a - b)
+  const percentile = (p) => Math.round(durations[Math.min(durations.length - 1, Math.floor(durations.length * p))] ?? 0)
+  const latency = { p50: percentile(0.5), p99: percentile(0.99), max: Math.round(tally.slowest) }
+  // Whole seconds only: the last one is cut short by the end of the run.
+  const whole = [...Array(Math.max(0, Math.floor(seconds))).keys()].map((second) => perSecond.get(second) ?? 0)
+  const throughput = { perSecond: Math.round(tally.sent / seconds), lowestSecond: whole.length > 0 ? Math.min(...whole) : 0, secondsBelowHalf: whole.filter((n) => n < tally.sent / seconds / 2).length }
+  return { latency, throughput }
+}
+
 /**
  * Runs `change` while requests go on, as visitors would: every page answered 200 has the assets it names fetched
  * too (a 404 there is a page without its JavaScript). They stop once it is done and at least `requests` were sent.
@@ -79,12 +90,7 @@ export async function underLoad({ origin, connect, concurrency, log }, label, pa
   await Promise.all(workers)
   const seconds = (performance.now() - started) / 1000
   await pool.close()
-  durations.sort((a, b) => a - b)
-  const percentile = (p) => Math.round(durations[Math.min(durations.length - 1, Math.floor(durations.length * p))] ?? 0)
-  const latency = { p50: percentile(0.5), p99: percentile(0.99), max: Math.round(tally.slowest) }
-  // Whole seconds only: the last one is cut short by the end of the run.
-  const whole = [...Array(Math.max(0, Math.floor(seconds))).keys()].map((second) => perSecond.get(second) ?? 0)
-  const throughput = { perSecond: Math.round(tally.sent / seconds), lowestSecond: whole.length > 0 ? Math.min(...whole) : 0, secondsBelowHalf: whole.filter((n) => n < tally.sent / seconds / 2).length }
+  const { latency, throughput } = speedOf(durations, perSecond, tally, seconds)
   const failingMs = firstFailure === undefined ? 0 : Math.round(lastFailure - firstFailure)
   log(
     `${label}: ${tally.failed} failed of ${tally.sent}${failingMs > 0 ? ` over ${(failingMs / 1000).toFixed(1)} s` : ''} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); ` +
