@@ -22,6 +22,8 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:26-trixie-slim
 # REQUIRE_RENDER_SECRET: a container without RENDER_SECRET (or RENDER_SECRET_FILE) exits with code 2.
+# NODE_ENV=production: the gateway exits with code 2 without CRAFT_API_URL, or with a SITE_URL on this machine or
+# over http, unless DEMO_SITE=true (a demo; docs/operations.md, "First production deploy").
 ENV NODE_ENV=production \
     REQUIRE_RENDER_SECRET=true \
     LOG_FORMAT=json \
@@ -34,6 +36,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY public ./public
 COPY scripts/healthcheck.sh ./scripts/healthcheck.sh
+# The deploy's readiness check, run from this image on the stack's scrape network (docs/operations.md).
+COPY scripts/readiness.mjs ./scripts/readiness.mjs
 COPY gateway/embedded-cms/content ./gateway/embedded-cms/content
 COPY gateway/embedded-cms/assets ./gateway/embedded-cms/assets
 USER node

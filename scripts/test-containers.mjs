@@ -2,10 +2,15 @@
 // configuration and then its image change; then which network reaches which port. Needs root (or sudo) and
 // minutes: not part of `npm test`. Steps:
 //   1. Debian's docker.io, docker-compose and debootstrap (installed when missing), dockerd (started when not
-//      running), the base images (made by BASE_IMAGES_SCRIPT when missing: Docker Hub may be unreachable);
-//   2. the image under two tags (the second differs by a label), Swarm mode, the secrets' files;
-//   3. `docker stack deploy`, timed until every task is healthy and nginx serves a page;
-//   4. load through nginx (at least LOAD_REQUESTS requests, CONCURRENCY at a time, on loopback) while
+//      running), the base images node:26-trixie-slim, redis:7-alpine and nginx:1.27-alpine (pulled when missing;
+//      where Docker Hub cannot be reached, BASE_IMAGES_SCRIPT names a script of yours that builds them);
+//   2. the image under two tags (the second differs by a label), Swarm mode, the secrets' files, a throwaway TLS
+//      certificate in deploy/tls/ when there is none, scripts/swarm-preflight.sh;
+//   3. `docker stack deploy` with DEMO_SITE=true (the embedded content on https://localhost), timed until every
+//      task is healthy and nginx serves a page over https; the readiness check (scripts/readiness.mjs) on the scrape
+//      network; the front door (scripts/containers-front-door.mjs): https on 127.0.0.1 and [::1] (LB_TLS_PORT,
+//      3443), HSTS, HTTP/2, http (LB_PORT, 3000) redirected but for the ACME challenge, TLS 1.0 and 1.1 refused;
+//   4. load through nginx over https (at least LOAD_REQUESTS requests, CONCURRENCY at a time, on loopback) while
 //      `docker service update --env-add LOG_LEVEL=debug` rolls the gateways, then the renderers; then while
 //      a deploy with the second tag rolls both, and while a broken configuration (a secret file that is not
 //      there) is rolled back: every answer that is not 200, and every network error, is a failure;
@@ -17,22 +22,29 @@
 //      pages, asset 404s (every asset a page names is fetched), the slowest request and the requests a second;
 //   5. from a throwaway container on each network: which of lb:80, gateway:3000, gateway:3100, renderer:3001
 //      and redis:6379 answer.
-// Exit code 0 when no request failed, no asset was a 404, every purge's change was served, and the reachability is as docs/operations.md says. KEEP_STACK=1 leaves it running.
+// Exit code 0 when no request failed, no asset was a 404, every purge's change was served, the front door is as shipped, and the reachability is as docs/operations.md says. KEEP_STACK=1 leaves it running.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { setTimeout as pause } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { Pool } from 'undici'
+import { Agent, fetch } from 'undici'
+import { checkFrontDoor } from './containers-front-door.mjs'
+import { ensureBaseImages, ensureEngine, ensureTools } from './containers-setup.mjs'
+import { underLoad as loadThrough } from './containers-load.mjs'
+import { checkReach, printTable, reachability } from './containers-reach.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const DOCKER = '/usr/bin/docker'
 const STACK = process.env.STACK_NAME ?? 'site'
 const LB_PORT = Number(process.env.LB_PORT ?? 3000)
+const LB_TLS_PORT = Number(process.env.LB_TLS_PORT ?? 3443)
+/** The site as visitors reach it: over https (port 80 only redirects), the throwaway certificate not checked. */
+const SITE = `https://127.0.0.1:${LB_TLS_PORT}`
+const TLS_AGENT = new Agent({ connect: { rejectUnauthorized: false } })
 const LOAD_REQUESTS = Number(process.env.LOAD_REQUESTS ?? 5000)
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8)
-const BASE_IMAGES_SCRIPT = process.env.BASE_IMAGES_SCRIPT ?? join(ROOT, '../shared/containers/build-base-images-node26.sh')
 const TAG_A = 'containers-test-a'
 const TAG_B = 'containers-test-b'
 /** Which loads run after the deploy (all by default), e.g. SCENARIOS=steady,redis-kill: see the list below. */
@@ -53,42 +65,7 @@ function dockerOk(args) {
   return spawnSync(DOCKER, args, { stdio: 'ignore' }).status === 0
 }
 
-// 1. Tools, engine, base images.
-function ensureTools() {
-  const needed = [
-    { binary: DOCKER, pkg: 'docker.io' },
-    { binary: '/usr/bin/docker-compose', pkg: 'docker-compose' },
-    { binary: '/usr/sbin/debootstrap', pkg: 'debootstrap' },
-  ].filter(({ binary }) => !existsSync(binary))
-  if (needed.length === 0) return
-  const names = needed.map(({ pkg }) => pkg).join(' ')
-  log(`installing ${names} from Debian's packages`)
-  const sudo = process.getuid?.() === 0 ? '' : 'sudo '
-  execFileSync('sh', ['-c', `${sudo}apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo}apt-get install -y -qq ${names}`], { stdio: 'inherit' })
-}
-
-async function ensureEngine() {
-  if (dockerOk(['info'])) return
-  log('starting dockerd (log: /tmp/dockerd-containers-test.log)')
-  const { openSync } = await import('node:fs')
-  const out = openSync('/tmp/dockerd-containers-test.log', 'a')
-  spawn('/usr/sbin/dockerd', [], { detached: true, stdio: ['ignore', out, out] }).unref()
-  for (let tries = 0; !dockerOk(['info']); tries++) {
-    if (tries > 120) throw new Error('dockerd did not answer within 60 s: see /tmp/dockerd-containers-test.log')
-    await pause(500)
-  }
-}
-
-function ensureBaseImages() {
-  const missing = ['node:26-trixie-slim', 'redis:7-alpine', 'nginx:1.27-alpine'].filter((image) => !dockerOk(['image', 'inspect', image]))
-  if (missing.length === 0) return
-  if (!existsSync(BASE_IMAGES_SCRIPT)) throw new Error(`missing base images ${missing.join(', ')}, and no ${BASE_IMAGES_SCRIPT} to make them`)
-  const mirror = process.env.MIRROR ?? 'http://deb.debian.org/debian'
-  const work = process.env.WORK ?? '/tmp/base-images-work'
-  mkdirSync(work, { recursive: true })
-  log(`making the base images ${missing.join(', ')} (several minutes)`)
-  execFileSync('bash', [BASE_IMAGES_SCRIPT], { stdio: 'inherit', env: { ...process.env, PATH: `/usr/bin:${process.env.PATH}`, WORK: work, MIRROR: mirror } })
-}
+// 1. Tools, engine, base images: scripts/containers-setup.mjs.
 
 // 2. Images, Swarm, secrets.
 function buildImages() {
@@ -127,11 +104,22 @@ async function removeStack() {
   }
 }
 
+/** A throwaway certificate for localhost, 127.0.0.1 and ::1 in deploy/tls/ (the stack's TLS secrets), unless there is one. */
+function ensureTlsFiles() {
+  const dir = join(ROOT, 'deploy/tls')
+  if (existsSync(join(dir, 'certificate.pem')) && existsSync(join(dir, 'key.pem'))) return
+  mkdirSync(dir, { recursive: true })
+  log('openssl req -x509: a throwaway certificate in deploy/tls/')
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'certificate.pem')], { stdio: ['ignore', 'ignore', 'inherit'] })
+}
+
 // 3. Deploy and wait for health.
 const EXPECTED_TASKS = { lb: 1, gateway: 2, renderer: 3, redis: 1 }
+/** The embedded content on localhost: a demo, which the production image serves only with DEMO_SITE=true. */
+const DEPLOY_ENV = { DEMO_SITE: 'true', SITE_URL: 'https://localhost', LB_PORT: String(LB_PORT), LB_TLS_PORT: String(LB_TLS_PORT) }
 
 function deploy(tag) {
-  docker(['stack', 'deploy', '-c', 'docker-stack.yml', STACK], { env: { ...process.env, IMAGE_TAG: tag, LB_PORT: String(LB_PORT) } })
+  docker(['stack', 'deploy', '-c', 'docker-stack.yml', STACK], { env: { ...process.env, ...DEPLOY_ENV, IMAGE_TAG: tag } })
 }
 
 function healthyTasks() {
@@ -150,7 +138,7 @@ async function waitHealthy(deadlineMs) {
     const counts = healthyTasks()
     const allHealthy = Object.entries(EXPECTED_TASKS).every(([service, count]) => (counts[service] ?? 0) >= count)
     if (allHealthy) {
-      const home = await fetch(`http://127.0.0.1:${LB_PORT}/`).catch(() => undefined)
+      const home = await fetch(`${SITE}/`, { dispatcher: TLS_AGENT }).catch(() => undefined)
       if (home?.status === 200) return
     }
     if (Date.now() > deadline) throw new Error(`not healthy in time: ${JSON.stringify(counts)}`)
@@ -159,105 +147,15 @@ async function waitHealthy(deadlineMs) {
 }
 
 // 4. Load while something changes.
+const underLoad = (label, paths, change, requests = LOAD_REQUESTS) =>
+  loadThrough({ origin: SITE, connect: { rejectUnauthorized: false }, concurrency: CONCURRENCY, log }, label, paths, change, requests)
+
 async function sitePaths() {
   // /sitemap.xml is an index: the pages are in its children.
-  const locs = async (path) => [...(await (await fetch(`http://127.0.0.1:${LB_PORT}${path}`)).text()).matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
+  const locs = async (path) => [...(await (await fetch(`${SITE}${path}`, { dispatcher: TLS_AGENT })).text()).matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1] ?? '/').pathname)
   const paths = []
   for (const child of await locs('/sitemap.xml')) paths.push(...(await locs(child)))
   return paths.length > 0 ? paths.slice(0, 40) : ['/']
-}
-
-/** The bundle files a page names (`/assets/app-….js`, styles, chunks): a visitor's browser fetches each. */
-const ASSET_NAMES = /(?:src|href)="(\/assets\/[^"?#]+\.(?:js|css))"/g
-const assetsOf = (html) => [...new Set([...html.matchAll(ASSET_NAMES)].map((match) => match[1]))]
-
-/**
- * Runs `change` while requests go on, as visitors would: every page answered 200 has the assets it names fetched
- * too (a 404 there is a page without its JavaScript). They stop once it is done and at least `requests` were sent.
- * Counted: failed pages (not 200, or a network error), asset 404s and other asset failures, the slowest request,
- * the requests a second over the whole run and in its slowest whole second (a throughput cliff).
- */
-async function underLoad(label, paths, change, requests = LOAD_REQUESTS) {
-  const pool = new Pool(`http://127.0.0.1:${LB_PORT}`, { connections: CONCURRENCY * 2, pipelining: 1 })
-  const tally = { sent: 0, ok: 0, failed: 0, statuses: {}, errors: {}, slowest: 0, cache: {}, assets: 0, asset404: 0, assetFailed: 0 }
-  const durations = []
-  const perSecond = new Map()
-  let firstFailure
-  let lastFailure = 0
-  const failedPages = []
-  let changing = true
-  const started = performance.now()
-  const get = async (path) => {
-    const response = await pool.request({ path, method: 'GET', headersTimeout: 30_000, bodyTimeout: 30_000 })
-    return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-  }
-  const worker = async () => {
-    while (changing || tally.sent < requests) {
-      if (tally.sent >= requests * 40) break // bounded, whatever the change takes
-      const path = paths[tally.sent % paths.length] ?? '/'
-      tally.sent++
-      const begun = performance.now()
-      const failedBefore = tally.failed
-      try {
-        const page = await get(path)
-        const cache = String(page.headers['x-cache'] ?? 'none')
-        tally.cache[cache] = (tally.cache[cache] ?? 0) + 1
-        if (page.status === 200) {
-          tally.ok++
-          for (const asset of assetsOf(page.body)) {
-            tally.assets++
-            const answer = await get(asset).catch((error) => ({ status: error.code ?? 'error' }))
-            if (answer.status === 404) tally.asset404++
-            else if (answer.status !== 200) tally.assetFailed++
-          }
-        } else {
-          tally.failed++
-          tally.statuses[page.status] = (tally.statuses[page.status] ?? 0) + 1
-          // The first few failed pages with what says where they came from: the request id finds them in `docker service logs`.
-          if (failedPages.length < 10) {
-            failedPages.push({ at: Math.round(performance.now() - started), path, status: page.status, cache: page.headers['x-cache'], requestId: page.headers['x-request-id'], body: page.body.replace(/\s+/g, ' ').slice(0, 160) })
-          }
-        }
-      } catch (error) {
-        tally.failed++
-        tally.errors[error.code ?? error.message] = (tally.errors[error.code ?? error.message] ?? 0) + 1
-      }
-      const done = performance.now()
-      // A refused connection comes back in a millisecond and the loop asks again: how long failures went on says more than their count.
-      if (tally.failed > failedBefore) {
-        firstFailure ??= done - started
-        lastFailure = done - started
-      }
-      durations.push(done - begun)
-      tally.slowest = Math.max(tally.slowest, done - begun)
-      const second = Math.floor((done - started) / 1000)
-      perSecond.set(second, (perSecond.get(second) ?? 0) + 1)
-    }
-  }
-  const workers = Array.from({ length: CONCURRENCY }, worker)
-  try {
-    await change()
-  } finally {
-    changing = false
-  }
-  log(`${label}: the change took ${((performance.now() - started) / 1000).toFixed(1)} s`)
-  await Promise.all(workers)
-  const seconds = (performance.now() - started) / 1000
-  await pool.close()
-  durations.sort((a, b) => a - b)
-  const percentile = (p) => Math.round(durations[Math.min(durations.length - 1, Math.floor(durations.length * p))] ?? 0)
-  const latency = { p50: percentile(0.5), p99: percentile(0.99), max: Math.round(tally.slowest) }
-  // Whole seconds only: the last one is cut short by the end of the run.
-  const whole = [...Array(Math.max(0, Math.floor(seconds))).keys()].map((second) => perSecond.get(second) ?? 0)
-  const throughput = { perSecond: Math.round(tally.sent / seconds), lowestSecond: whole.length > 0 ? Math.min(...whole) : 0, secondsBelowHalf: whole.filter((n) => n < tally.sent / seconds / 2).length }
-  const failingMs = firstFailure === undefined ? 0 : Math.round(lastFailure - firstFailure)
-  log(
-    `${label}: ${tally.failed} failed of ${tally.sent}${failingMs > 0 ? ` over ${(failingMs / 1000).toFixed(1)} s` : ''} (statuses ${JSON.stringify(tally.statuses)}, errors ${JSON.stringify(tally.errors)}, X-Cache ${JSON.stringify(tally.cache)}); ` +
-      `assets ${tally.asset404} 404 and ${tally.assetFailed} other failures of ${tally.assets}; p50 ${latency.p50} ms, p99 ${latency.p99} ms, slowest ${latency.max} ms; ` +
-      `${throughput.perSecond} requests/s, lowest second ${throughput.lowestSecond}, ${throughput.secondsBelowHalf} s below half`,
-  )
-  for (const failure of failedPages) log(`${label}: failed page ${JSON.stringify(failure)}`)
-  return { label, ...tally, failingMs, latency, throughput }
 }
 
 function run(command, args, env = process.env) {
@@ -290,81 +188,17 @@ async function waitUpdated(services, tag) {
   }
 }
 
-// 5. Who reaches what.
-const TARGETS = [
-  { name: 'lb', port: 80, path: '/nginx-health' },
-  { name: 'gateway', port: 3000, path: '/healthz' },
-  { name: 'gateway', port: 3100, path: '/readyz' },
-  { name: 'renderer', port: 3001, path: '/healthz' },
-  { name: 'redis', port: 6379 },
-]
-const EXPECTED_REACH = {
-  edge: ['lb:80', 'gateway:3000'],
-  internal: ['gateway:3000', 'renderer:3001', 'redis:6379'],
-  scrape: ['gateway:3100'],
-}
-
-// Runs inside the throwaway container: every address of each name, a TCP connect and (for HTTP) a GET.
-const PROBE = `
-const dns = require('node:dns/promises'), net = require('node:net')
-const targets = ${JSON.stringify(TARGETS)}
-const connect = (host, port) => new Promise((resolve) => {
-  const socket = net.connect({ host, port, timeout: 2000 })
-  socket.once('connect', () => { socket.destroy(); resolve('open') })
-  socket.once('timeout', () => { socket.destroy(); resolve('timeout') })
-  socket.once('error', (error) => resolve(error.code))
-})
-;(async () => {
-  const out = {}
-  for (const { name, port, path } of targets) {
-    const addresses = await dns.lookup(name, { all: true, family: 4 }).catch(() => [])
-    if (addresses.length === 0) { out[name + ':' + port] = 'no such name'; continue }
-    const results = []
-    for (const { address } of addresses) {
-      let result = await connect(address, port)
-      if (result === 'open' && path) result = await fetch('http://' + address + ':' + port + path, { signal: AbortSignal.timeout(3000) }).then((r) => 'HTTP ' + r.status, (e) => e.cause?.code ?? e.name)
-      results.push(result)
-    }
-    out[name + ':' + port] = [...new Set(results)].join('/') + ' (' + addresses.length + ' addr)'
-  }
-  console.log(JSON.stringify(out))
-})()`
-
-function reachability(tag) {
-  const table = {}
-  for (const network of Object.keys(EXPECTED_REACH)) {
-    const output = docker(['run', '--rm', '--network', `${STACK}_${network}`, '--entrypoint', 'node', `havenborg-website:${tag}`, '-e', PROBE])
-    table[network] = JSON.parse(output.split('\n').at(-1) ?? '{}')
-  }
-  return table
-}
-
-function checkReach(table) {
-  const wrong = []
-  for (const [network, row] of Object.entries(table)) {
-    for (const [target, result] of Object.entries(row)) {
-      const answers = /^HTTP |^open/.test(result)
-      const expected = EXPECTED_REACH[network]?.includes(target) ?? false
-      if (answers !== expected) wrong.push(`${network} → ${target}: ${result}`)
-    }
-  }
-  return wrong
-}
-
-function printTable(table) {
-  const columns = TARGETS.map(({ name, port }) => `${name}:${port}`)
-  console.log(['network', ...columns].join(' | '))
-  for (const [network, row] of Object.entries(table)) console.log([network, ...columns.map((column) => row[column] ?? '')].join(' | '))
-}
-
 // The run.
 ensureTools()
 await ensureEngine()
 ensureBaseImages()
 ensureSwarm()
 ensureSecretFiles()
+ensureTlsFiles()
 buildImages()
 await removeStack()
+// The deploy's own pre-flight check, as docs/operations.md runs it (a demo: DEMO_SITE=true).
+execFileSync('sh', ['scripts/swarm-preflight.sh', 'host'], { cwd: ROOT, env: { ...process.env, ...DEPLOY_ENV }, stdio: 'inherit' })
 
 log(`docker stack deploy -c docker-stack.yml ${STACK} (image ${TAG_A})`)
 const deployedAt = Date.now()
@@ -372,6 +206,12 @@ deploy(TAG_A)
 await waitHealthy(180_000)
 const healthySeconds = (Date.now() - deployedAt) / 1000
 log(`all ${Object.values(EXPECTED_TASKS).reduce((a, b) => a + b)} tasks healthy and a page served ${healthySeconds.toFixed(1)} s after stack deploy`)
+
+// The readiness check of docs/operations.md, from a throwaway container on the scrape network.
+log(`readiness: ${docker(['run', '--rm', '--network', `${STACK}_scrape`, '--entrypoint', 'node', `havenborg-website:${TAG_A}`, 'scripts/readiness.mjs']).split('\n').at(-1)}`)
+// The front door: https on IPv4 and IPv6, HSTS, HTTP/2, the redirect from http, TLS below 1.2 refused.
+const frontDoor = await checkFrontDoor({ httpPort: LB_PORT, tlsPort: LB_TLS_PORT })
+log(`front door: ${JSON.stringify(frontDoor)}`)
 
 const paths = await sitePaths()
 const results = []
@@ -472,7 +312,8 @@ async function retitleEverywhere(title) {
 
 async function purgeAbout(hard) {
   const secret = (await import('node:fs')).readFileSync(join(ROOT, 'deploy/secrets/purge_secret'), 'utf8').trim()
-  const response = await fetch(`http://127.0.0.1:${LB_PORT}/api/purge`, {
+  const response = await fetch(`${SITE}/api/purge`, {
+    dispatcher: TLS_AGENT,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-purge-secret': secret },
     body: JSON.stringify({ sections: [ABOUT_SECTION], hard }),
@@ -490,7 +331,7 @@ async function contentAfterPurge(expected, windowMs = 15_000) {
   let old = 0
   let lastOldMs = -1
   while (performance.now() - since < windowMs) {
-    const response = await fetch(`http://127.0.0.1:${LB_PORT}${ABOUT}`).catch(() => undefined)
+    const response = await fetch(`${SITE}${ABOUT}`, { dispatcher: TLS_AGENT }).catch(() => undefined)
     const title = response ? titleOf(await response.text()) : ''
     asked++
     if (title !== expected) {
@@ -629,7 +470,7 @@ if (SCENARIOS.has('redis-kill')) results.push(
 // Throughput with nothing happening, the reference for the scenarios' figures (same machine, same run).
 if (SCENARIOS.has('steady')) results.push(await underLoad('steady load, nothing changes (reference)', paths, async () => pause(10_000)))
 
-const table = reachability(TAG_B)
+const table = reachability(docker, STACK, TAG_B)
 console.log('\nReachability from a throwaway container on each network (every address of each name):')
 printTable(table)
 const wrongReach = checkReach(table)
@@ -643,9 +484,10 @@ for (const result of results) {
   )
 }
 for (const check of contentChecks) console.log(`  content: ${JSON.stringify(check)}`)
+console.log(`  front door: ${frontDoor.problems.length === 0 ? 'as shipped' : frontDoor.problems.join('; ')} (TLS 1.2 ciphers ${frontDoor.tls12Ciphers.join(' ')}; TLSv1 ${frontDoor.TLSv1}, TLSv1.1 ${frontDoor['TLSv1.1']}; HSTS ${frontDoor.pages['127.0.0.1']?.hsts})`)
 if (wrongReach.length > 0) console.log(`  reachability not as documented: ${wrongReach.join('; ')}`)
 
 if (process.env.KEEP_STACK !== '1') await removeStack()
-const failed = results.some((result) => result.failed > 0 || result.asset404 > 0) || contentChecks.some((check) => !check.settled) || wrongReach.length > 0
+const failed = results.some((result) => result.failed > 0 || result.asset404 > 0) || contentChecks.some((check) => !check.settled) || wrongReach.length > 0 || frontDoor.problems.length > 0
 process.exitCode = failed ? 1 : 0
 log(process.exitCode === 0 ? 'passed' : 'FAILED')

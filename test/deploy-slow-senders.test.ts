@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { get } from 'node:http'
 import { type Socket, connect } from 'node:net'
 import t from 'tap'
-import { NGINX, SHIPPED_NGINX_CONF, startDeployNginx } from '../scripts/deploy-nginx.mjs'
+import { NGINX, shippedNginxConf, startDeployNginx } from '../scripts/deploy-nginx.mjs'
 import { startSystem } from './helpers/system.ts'
 
 // Issue 41: one address opening thousands of connections to nginx and sending its requests slowly (a body byte now
@@ -15,14 +15,14 @@ const SCALE = 16
 const SLOW_BODIES = Math.round(5000 / SCALE)
 const SLOW_HEADERS = Math.round(6000 / SCALE)
 
-const shipped = readFileSync(SHIPPED_NGINX_CONF, 'utf8')
+const shipped = shippedNginxConf('tls')
 const directive = (name: string): string => new RegExp(`^\\s*${name} ([^;]+);`, 'm').exec(shipped)?.[1] ?? ''
 const seconds = (value: string): number => Number(/^(\d+)s$/.exec(value)?.[1] ?? Number.NaN)
 
 t.test('the shipped bounds: every location limited per address, short client timeouts, room for far more than one address holds', async (t) => {
   const workerConnections = Number(/worker_connections (\d+);/.exec(shipped)?.[1])
   const perClient = Number(/^\s*limit_conn per_client (\d+);/m.exec(shipped)?.[1])
-  t.match(shipped, /^ {2}limit_conn_zone \$binary_remote_addr zone=per_client:/m, 'a zone keyed by the client address')
+  t.match(shipped, /^ {2}limit_conn_zone \$client_key zone=per_client:/m, 'a zone keyed by the client (an IPv6 /64 as one: test/deploy-tls.test.ts)')
   t.ok(perClient >= 16, `room for a browser and an office behind one address (${perClient})`)
   // Two connections per proxied request (the client's and the gateway's): one address at most 1% of one worker's.
   t.ok(perClient * 2 <= workerConnections / 100, `one address holds at most 1% of a worker's ${workerConnections} connections`)

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { parse } from 'yaml'
-import { NGINX, SHIPPED_NGINX_CONF, startDeployNginx } from '../scripts/deploy-nginx.mjs'
+import { NGINX, shippedNginxConf, startDeployNginx } from '../scripts/deploy-nginx.mjs'
 import { SERVICE_NODE_ARGS } from '../scripts/service-node-args.mjs'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { LIVE_UPDATES_PATH } from '../shared/constants.ts'
@@ -134,10 +134,14 @@ t.test("the services' health check is bash, not a Node process: the image's, com
   t.equal(hung.taken(), 1, 'the check had connected and waited for an answer')
 })
 
-t.test('nginx with the compose configuration answers its own health check without a gateway', async (t) => {
-  const shipped = readFileSync(SHIPPED_NGINX_CONF, 'utf8')
-  t.match(shipped, /^\s*listen 80;$/m, 'the shipped configuration listens on 80')
-  // The same configuration on a loopback port, with its files in a folder of the test's own.
+t.test('nginx answers its own health check on port 80, IPv4 and IPv6, without a gateway, in both front doors', async (t) => {
+  for (const variant of ['tls', 'behind-lb'] as const) {
+    const shipped = shippedNginxConf(variant)
+    t.match(shipped, /^\s*listen 80;$/m, `${variant}: the shipped configuration listens on 80`)
+    t.match(shipped, /^\s*listen \[::\]:80;$/m, `${variant}: on IPv6 too`)
+  }
+  // The configuration behind a load balancer on a loopback port, with its files in a folder of the test's own
+  // (the TLS one: test/deploy-tls.test.ts).
   const nginx = await startDeployNginx()
   t.teardown(() => nginx.close())
   const response = await request(`${nginx.url}/nginx-health`)
@@ -147,14 +151,14 @@ t.test('nginx with the compose configuration answers its own health check withou
   t.ok(check.join(' ').includes('http://127.0.0.1/nginx-health'), 'compose checks that location')
 })
 
-/** A directive's value in deploy/nginx.conf's location block for `location`. */
+/** A directive's value in the location block for `location` of nginx-locations.conf (inlined in a server block). */
 function locationDirective(config: string, location: string, directive: string): string[] {
   const block = config.slice(config.indexOf(`location ${location} {`))
   return [...block.slice(0, block.indexOf('\n    }')).matchAll(new RegExp(`^\\s*${directive} ([^;]+);`, 'gm'))].map((match) => match[1] ?? '')
 }
 
 t.test("nginx's bounds on upgraded sockets fit its worker connections and the gateway's pings", async (t) => {
-  const shipped = readFileSync(SHIPPED_NGINX_CONF, 'utf8')
+  const shipped = shippedNginxConf('behind-lb')
   const workerConnections = Number(/worker_connections (\d+);/.exec(shipped)?.[1])
   const liveLimits = Object.fromEntries(locationDirective(shipped, `= ${LIVE_UPDATES_PATH}`, 'limit_conn').map((value) => value.split(/\s+/)))
   t.ok(Number(liveLimits.live_per_client) >= 1, 'a limit per client address')
@@ -233,7 +237,8 @@ t.test('the stack rolls gateways and renderers one at a time, the new task healt
     const service = stack.services[name]
     t.match(service?.deploy?.update_config, { parallelism: 1, order: 'start-first', failure_action: 'rollback' }, `${name} update_config`)
     t.ok(service?.healthcheck?.test?.length, `${name}: the update waits on a health check`)
-    t.equal(service?.image, composed.services[name]?.image, `${name}: the image by the same tag as compose`)
+    // On a cluster the repository is a registry's (IMAGE_REPOSITORY); by default the image compose builds.
+    t.equal(service?.image?.replace('${IMAGE_REPOSITORY:-havenborg-website}', 'havenborg-website'), composed.services[name]?.image, `${name}: by default the image compose builds, by the same tag`)
     t.match(service?.image, /:\$\{IMAGE_TAG/, 'a tag chosen at deploy')
   }
   // No IPVS on the test machines: names resolve to every task, and nginx's port is published on the node.

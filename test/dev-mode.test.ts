@@ -43,7 +43,7 @@ t.test('the gateway serves the reload stream only with DEV_RELOAD_FILE, never wi
   t.teardown(() => rmSync(folder, { recursive: true, force: true }))
   const file = join(folder, 'dev-generation')
   writeFileSync(file, 'first')
-  t.throws(() => loadGatewayConfig({ DEV_RELOAD_FILE: file, NODE_ENV: 'production' }), /refused with NODE_ENV=production/)
+  t.throws(() => loadGatewayConfig({ DEV_RELOAD_FILE: file, NODE_ENV: 'production', DEMO_SITE: 'true' }), /refused with NODE_ENV=production/)
 
   const production = await startSystem()
   t.teardown(() => production.close())

@@ -41,3 +41,15 @@ t.test('every link between README.md and docs/ reaches a file, and its #anchor a
     }
   }
 })
+
+t.test('README.md and docs/ point nowhere outside the repository: no link out of it, no ../shared', async (t) => {
+  for (const page of pages) {
+    const markdown = text(page)
+    t.notMatch(markdown, /\.\.\/shared\b/, `${page}: no ../shared (it is not in a fresh clone)`)
+    for (const [, link] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(link!)) continue
+      const target = relative(ROOT, normalize(join(ROOT, dirname(page), link!.split('#')[0]!)))
+      t.notOk(target.startsWith('..'), `${page}: ${link} stays in the repository`)
+    }
+  }
+})

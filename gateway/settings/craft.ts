@@ -5,6 +5,7 @@ import { ConfigError } from '../../shared/errors.ts'
 import { SITE_HANDLE_PATTERN } from '../../shared/sections.ts'
 import { EMBEDDED_ASSETS_PATH } from '../embedded-cms/assets.ts'
 import { LISTENING_SETTINGS } from './listening.ts'
+import { parseCraftApiUrl } from './live-site.ts'
 
 function craftVersion(name: string, value: string | undefined): CraftVersion {
   if (value === undefined) return DEFAULT_CRAFT_VERSION
@@ -32,7 +33,11 @@ export const CRAFT_SETTINGS = settingsOf('craft', {
   craftApiUrl: {
     name: 'CRAFT_API_URL',
     kind: 'url',
-    description: 'a real Craft GraphQL endpoint; unset = the embedded content API (see [craft](craft.md))',
+    parse: parseCraftApiUrl,
+    defaultText: 'unset',
+    values: 'an http(s) URL',
+    description:
+      'a real Craft GraphQL endpoint; unset = the embedded content API (see [craft](craft.md)), refused with `NODE_ENV=production` (the image) unless `DEMO_SITE=true`',
     effect: '`upstream` in the `gateway listening` log line: this URL, or `embedded`; `checks.upstream` of `GET /readyz` says whether it answers',
   },
   siteHandle: {

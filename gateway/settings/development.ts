@@ -1,11 +1,12 @@
 import { type Env, type StringRow, readSetting, settingsOf } from '../../shared/env.ts'
 import { ConfigError } from '../../shared/errors.ts'
 
-const NODE_ENV_SETTING = {
+export const NODE_ENV_SETTING = {
   name: 'NODE_ENV',
   kind: 'string',
-  description: '`production` refuses `DEV_RELOAD_FILE` at start; nothing else in the gateway depends on it',
-  effect: 'with `DEV_RELOAD_FILE` set, `NODE_ENV=production` stops the start with a `configuration error` naming `DEV_RELOAD_FILE` (exit code 2)',
+  description:
+    '`production` (the image sets it) refuses at start `DEV_RELOAD_FILE`, and, unless `DEMO_SITE=true`, a missing `CRAFT_API_URL` and a `SITE_URL` on this machine or over `http://`; nothing else in the gateway depends on it',
+  effect: 'with `NODE_ENV=production`, one of those stops the start with a `configuration error` naming the setting (exit code 2)',
 } as const satisfies StringRow
 
 /** Dev mode's reload signal; refused where NODE_ENV says production, so a copied dev setting cannot reach a live site. */

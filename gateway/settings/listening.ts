@@ -1,15 +1,22 @@
-import { settingsOf } from '../../shared/env.ts'
+import { type Env, settingsOf } from '../../shared/env.ts'
 import { parseRedirects } from '../pages/redirects.ts'
+import { DEMO_SITE_SETTING, parseSiteUrl } from './live-site.ts'
+
+const DEFAULT_SITE_URL = 'http://localhost:3000'
 
 /** Where the gateway listens and answers probes, the site's address, and the build it serves. */
 export const LISTENING_SETTINGS = settingsOf('listening', {
   siteUrl: {
     name: 'SITE_URL',
     kind: 'url',
-    default: 'http://localhost:3000',
-    description: 'the public address of the site: the sitemap\'s addresses and the pages\' canonical ones',
+    parse: (value: string | undefined, env: Env) => parseSiteUrl(value, env, DEFAULT_SITE_URL),
+    defaultText: `\`${DEFAULT_SITE_URL}\``,
+    values: 'an http(s) URL; with `NODE_ENV=production`: https, not on this machine (unless `DEMO_SITE=true`)',
+    description:
+      "the public address of the site: the sitemap's addresses and the pages' canonical ones. With `NODE_ENV=production` (the image) an address on this machine (localhost, *.localhost, 127/8, ::1) or over `http://` is refused: the preview cookie is `Secure`, so previews work only over https (browsers make an exception for localhost alone), and canonical links must not point at a redirect",
     effect: '`/sitemap.xml` lists addresses on it, `/robots.txt` ends with `Sitemap: {SITE_URL}/sitemap.xml`, and a page\'s `<link rel="canonical">` starts with it',
   },
+  demoSite: DEMO_SITE_SETTING,
   host: {
     name: 'HOST',
     kind: 'string',

@@ -1,6 +1,6 @@
 // How many tokenless WebSockets one client can hold open on /cms/live, and
 // for how long (issue 31, item 2): directly against a gateway, and through
-// deploy/nginx.conf (adapted to loopback, as test/deploy.test.ts runs it);
+// deploy/'s front door (adapted to loopback, as scripts/deploy-nginx.mjs runs it);
 // and whether visitors still get pages meanwhile. One client opens up to
 // ATTEMPTS sockets that never send connection_init, holds them HOLD_MS, and
 // counts those still open and the first one the server closed; ten visitors
@@ -8,13 +8,14 @@
 // Self-contained: it starts its own gateway, renderer and nginx (built
 // services, embedded content), all on loopback, and kills them at the end.
 // Run alone with `node --import tsx scripts/hardening/sockets-report.mjs`.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, WebSocket, request } from 'undici'
+import { BEHIND_LB_START, loopbackNginxConf, shippedNginxConf } from '../deploy-nginx.mjs'
 import { freePort } from '../free-port.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -66,16 +67,14 @@ async function waitFor(url, service) {
   throw new Error(`${url} did not come up: ${service.output()}`)
 }
 
-/** deploy/nginx.conf on a loopback port, its upstream the given gateway, its files in `dir` (as test/deploy.test.ts adapts it). */
+/**
+ * deploy/'s front door on a loopback port, its upstream the given gateway, its files in `dir`, as
+ * scripts/deploy-nginx.mjs adapts it: the plain-HTTP variant (nginx-behind-lb.conf, the same limits and locations as
+ * nginx.conf), its trusted load balancer an address no client here has.
+ */
 function nginxConfig(dir, port, gatewayPort) {
-  const shipped = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8')
-  const config = shipped
-    .replace(/^\s*listen 80;$/m, `listen 127.0.0.1:${port};`)
-    .replace(/http:\/\/gateway:3000/, `http://127.0.0.1:${gatewayPort}`)
-    .replace(/^pid .*$/m, `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;`)
-    .replace(/^http \{$/m, `http {\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n  fastcgi_temp_path ${dir};\n  uwsgi_temp_path ${dir};\n  scgi_temp_path ${dir};`)
-  if (!config.includes(`127.0.0.1:${port}`) || !config.includes(`127.0.0.1:${gatewayPort}`)) throw new Error('deploy/nginx.conf no longer has the listen and upstream lines this report adapts')
-  return config
+  execFileSync('sh', [BEHIND_LB_START, 'true'], { env: { PATH: process.env.PATH, TRUSTED_LB_ADDRESSES: '192.0.2.1', TRUSTED_LB_CONF: join(dir, 'trusted-lb.conf') } })
+  return loopbackNginxConf(shippedNginxConf('behind-lb'), { dir, port, gatewayUrl: `http://127.0.0.1:${gatewayPort}` })
 }
 
 /** Opens one socket that never sends connection_init; resolves whether it opened, and keeps its record; `tally` counts those open at once. */
