@@ -44,6 +44,10 @@ export const PREVIEW_END_RETURN_PARAM = 'terug'
 export const NOT_FOUND_SECTION = 'notFound'
 export const NOT_FOUND_FALLBACK_HEADING = '404 - Pagina niet gevonden'
 export const GENERIC_ERROR_HEADING = 'Er is iets misgegaan.'
+/** A client navigation's data could not be loaded, and the page could not be loaded whole either. */
+export const LOAD_FAILED_MESSAGE = 'De pagina kon niet worden geladen.'
+/** A client navigation failed offline: the page loads by itself once the browser is online again. */
+export const OFFLINE_MESSAGE = 'Geen verbinding met internet. De pagina laadt vanzelf zodra u weer online bent.'
 export const notFoundMessage = (fullPath: string): string => `Page not found: ${fullPath}`
 export const invalidRouteMessage = (path: string): string => `Page Not Found: ${path}`
 

@@ -1,6 +1,6 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { type Location, type NavigateFunction, NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
-import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR, NAVIGATION_TIMEOUT_MS } from '../../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR, LOAD_FAILED_MESSAGE, NAVIGATION_TIMEOUT_MS, OFFLINE_MESSAGE } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { SiteRoutes, screenOfPath } from '../app/app-root.tsx'
 import { ROOT_ID } from '../app/document-ids.ts'
@@ -173,9 +173,6 @@ function loadsFromServer(location: Location, navigationType: NavigationType, bui
 /** The location of the navigation under way, if any. */
 let pending: Location | undefined
 
-/** What a visitor reads when a navigation fails offline: the page loads by itself once the browser is online again. */
-export const OFFLINE_MESSAGE = 'Geen verbinding met internet. De pagina laadt vanzelf zodra u weer online bent.'
-
 /**
  * Loads the location's payload and screen and shows them; the returned
  * function cancels it. A failure (an error, a 5xx, or nothing after
@@ -219,7 +216,7 @@ function loadView(
     // Offline, a full load would show only the browser's own error page.
     if ((!offline && guardedFullLoad(location)) || isBot()) return
     if (offline) addEventListener('online', run, { once: true })
-    show(failurePayload(pathname, locationKey, previous, offline ? OFFLINE_MESSAGE : 'De pagina kon niet worden geladen.'))
+    show(failurePayload(pathname, locationKey, previous, offline ? OFFLINE_MESSAGE : LOAD_FAILED_MESSAGE))
   }
   const run = (): void => {
     settled = false
