@@ -256,17 +256,10 @@ function useLiveRefresh(live: ClientAppProps['live'], loader: PayloadLoader, vie
     // Only a preview subscribes: its code (and graphql-ws behind it) is no part of a visitor's first load.
     let stop: (() => void) | undefined
     let cancelled = false
-    import('./live-updates.ts').then(({ subscribeToChanges }) => {
+    import('./live-refresh.ts').then(({ refreshOnChanges }) => {
       if (cancelled) return
-      stop = subscribeToChanges(live.url, token, () => {
-        const { pathname, search } = window.location
-        loader.refresh(pathname, search).then(
-          (payload) => {
-            if (`${pathname}${search}` !== current.current.key) return
-            setView({ ...current.current, payload, deferred: null, refreshed: true })
-          },
-          (error: unknown) => console.warn('[live] could not reload the page data', error),
-        )
+      stop = refreshOnChanges(live.url, token, loader, (key, payload) => {
+        if (key === current.current.key) setView({ ...current.current, payload, deferred: null, refreshed: true })
       })
     }, (error: unknown) => console.warn('[live] could not load the live updates', error))
     return () => {
