@@ -63,7 +63,7 @@ function internalLink(event: Event): { anchor: HTMLAnchorElement; url: URL } | u
   if (url.origin !== window.location.origin) return undefined
   // An anchor on this same page (the skip link, say) is the browser's business.
   if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) return undefined
-  // A path that starts with `//` (from `/.//other.example/x`) is the browser's: react-router would push it as an address of another host.
+  // A path that starts with `//` (from `/.//other.example/x`) is the browser's: react-router takes it for another host.
   if (!isPagePath(url.pathname) || url.pathname.startsWith('//')) return undefined
   return { anchor, url }
 }
@@ -138,8 +138,9 @@ function useLocationViews(props: ClientAppProps, location: Location, navigationT
     const { pathname, hash, key: entry } = location
     const restore = navigationType === NavigationType.Pop
     // The page on screen, unless it is an error of 500 or more (a failed navigation's, or the server's): a tap on its
-    // link or its "Probeer het opnieuw" tries again. Not when it is the view's own entry (the server's error page hydrated).
-    if (locationKey === view.key && (view.payload.status < 500 || entry === view.entry)) {
+    // link or its "Probeer het opnieuw" tries again. Not for the view's own entry (the server's error page hydrated),
+    // nor for a #fragment (the error page's skip link).
+    if (locationKey === view.key && (view.payload.status < 500 || entry === view.entry || hash !== '')) {
       // Another entry of the page on screen (a #fragment): nothing to load; back to one, the position it was left at. Not
       // recorded here: after a click on a #fragment link the browser has already scrolled; scroll events kept the position.
       if (entry !== view.entry) {
@@ -213,8 +214,9 @@ function loadView(
     console.error('[navigation] failed', error)
     if (isBot() && !(error as { chunk?: boolean }).chunk) return
     const offline = !navigator.onLine
-    // Offline, a full load would show only the browser's own error page.
-    if ((!offline && guardedFullLoad(location)) || isBot()) return
+    // A 5xx, no payload, a chunk or the timeout: the page loads whole. Offline, or when the request itself failed (fetch's
+    // TypeError: the connection dropped, the site cannot be reached), a full load would show only the browser's own error.
+    if ((!offline && !(error instanceof TypeError) && guardedFullLoad(location)) || isBot()) return
     if (offline) addEventListener('online', run, { once: true })
     show(failurePayload(pathname, locationKey, previous, offline ? OFFLINE_MESSAGE : LOAD_FAILED_MESSAGE))
   }

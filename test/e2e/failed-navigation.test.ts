@@ -125,6 +125,20 @@ t.test('offline: the message says so, a tap tries again, and the page comes by i
   await page.context().close()
 })
 
+t.test('the request itself fails while online (the connection drops): the message, and a link that tries again', async (t) => {
+  const { page } = await open()
+  let failing = true
+  await page.route(isPayloadOf(TARGET), (route: Route) => (failing ? route.abort('connectionreset') : route.continue()))
+  await page.click(await addLink(page, TARGET, 'naar-kantoren'))
+  t.same(await failedView(page), { message: LOAD_FAILED_MESSAGE, retry: TARGET, address: TARGET }, 'the message, a link that tries again, the address')
+  t.ok(await damageCallReachable(page), 'the damage number in reach')
+  failing = false
+  await page.click('.error-page a:text("Probeer het opnieuw")')
+  await waitForHeading(page, targetHeading)
+  t.ok(await sameDocument(page), 'two taps: the page, on the client')
+  await page.context().close()
+})
+
 t.test(`nothing comes: after ${NAVIGATION_TIMEOUT_MS} ms the page loads whole, the damage number in reach meanwhile`, async (t) => {
   const { page } = await open()
   // The payload is asked for and never answered.
