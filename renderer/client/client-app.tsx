@@ -176,11 +176,12 @@ let pending: Location | undefined
 
 /**
  * Loads the location's payload and screen and shows them; the returned
- * function cancels it. A failure (an error, a 5xx, or nothing after
- * NAVIGATION_TIMEOUT_MS) loads the page whole; offline, or when the guard
- * holds that back, it shows the error page (made from `previous`, the payload
- * on screen when it started) with a link that tries again, and offline it
- * tries again itself once the browser is online.
+ * function cancels it. A failure (a 5xx, no payload, a chunk, or nothing
+ * after NAVIGATION_TIMEOUT_MS) loads the page whole; offline, when the request
+ * itself failed, or when the guard holds the full load back, it shows the
+ * error page (made from `previous`, the payload on screen when it started)
+ * with a link that tries again, and offline it tries again itself once the
+ * browser is online.
  */
 function loadView(
   { loader, screens, screenLoader }: ClientAppProps,
