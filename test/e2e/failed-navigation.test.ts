@@ -107,9 +107,11 @@ t.test('offline: the message says so, a tap tries again, and the page comes by i
   const { page } = await open()
   const link = await addLink(page, TARGET, 'naar-kantoren')
   await page.context().setOffline(true)
-  await page.click(link)
+  await page.click('summary.menu-button')
+  await page.click(`#hoofdmenu a[href="${TARGET}"]`)
   t.same(await failedView(page), { message: OFFLINE_MESSAGE, retry: TARGET, address: TARGET }, '"Geen verbinding", a link that tries again, the address')
   t.match(OFFLINE_MESSAGE, /^Geen verbinding/)
+  t.notOk(await page.evaluate(() => document.querySelector('details.site-menu')?.hasAttribute('open')), 'the menu closed')
   t.ok(await damageCallReachable(page), 'the damage number in reach')
 
   const failedAgain = page.waitForEvent('requestfailed', (request) => isPayloadOf(TARGET)(new URL(request.url())))
