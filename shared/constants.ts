@@ -46,6 +46,10 @@ export const PREVIEW_END_RETURN_PARAM = 'terug'
 export const NOT_FOUND_SECTION = 'notFound'
 export const NOT_FOUND_FALLBACK_HEADING = '404 - Pagina niet gevonden'
 export const GENERIC_ERROR_HEADING = 'Er is iets misgegaan.'
+/** A client navigation's data could not be loaded, and the page could not be loaded whole either. */
+export const LOAD_FAILED_MESSAGE = 'De pagina kon niet worden geladen.'
+/** A client navigation failed offline: the page loads by itself once the browser is online again. */
+export const OFFLINE_MESSAGE = 'Geen verbinding met internet. De pagina laadt vanzelf zodra u weer online bent.'
 export const notFoundMessage = (fullPath: string): string => `Page not found: ${fullPath}`
 export const invalidRouteMessage = (path: string): string => `Page Not Found: ${path}`
 
@@ -67,6 +71,14 @@ export const RELOAD_GUARD_MS = 10_000
  * was: the fall-back is for slow connections (Slow 3G: seconds), not for one navigation that a busy CPU held up.
  */
 export const FULL_LOAD_FALLBACK_MIN_MS = 2000
+/**
+ * A client navigation still without its page after this long is given up and the page loaded whole, where the
+ * browser shows its own progress and its stop and reload buttons. On Slow 3G (2 s per round trip, 50 kB/s) the
+ * payload and the screen's chunk, fetched together, take one round trip and a few kilobytes: about 3 s. 8 s, the most
+ * issue 49 allows, cuts off no navigation that was still coming; one slower yet would not be quicker as a full load,
+ * which needs more round trips and more bytes.
+ */
+export const NAVIGATION_TIMEOUT_MS = 8000
 export const MANIFEST_FETCH_DELAY_MS = 1000
 export const MAX_CONCURRENT_PRELOADS = 5
 export const IDLE_CALLBACK_FALLBACK_MS = 50

@@ -1,6 +1,6 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { type Location, type NavigateFunction, NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router-dom'
-import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR } from '../../shared/constants.ts'
+import { BOT_USER_AGENT_PATTERN, DEFAULT_SCROLL_BEHAVIOUR, LOAD_FAILED_MESSAGE, NAVIGATION_TIMEOUT_MS, OFFLINE_MESSAGE } from '../../shared/constants.ts'
 import { type PagePayload, errorPayload } from '../../shared/payload.ts'
 import { SiteRoutes, screenOfPath } from '../app/app-root.tsx'
 import { ROOT_ID } from '../app/document-ids.ts'
@@ -63,7 +63,8 @@ function internalLink(event: Event): { anchor: HTMLAnchorElement; url: URL } | u
   if (url.origin !== window.location.origin) return undefined
   // An anchor on this same page (the skip link, say) is the browser's business.
   if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) return undefined
-  if (!isPagePath(url.pathname)) return undefined
+  // A path that starts with `//` (from `/.//other.example/x`) is the browser's: react-router takes it for another host.
+  if (!isPagePath(url.pathname) || url.pathname.startsWith('//')) return undefined
   return { anchor, url }
 }
 
@@ -136,7 +137,10 @@ function useLocationViews(props: ClientAppProps, location: Location, navigationT
   useEffect(() => {
     const { pathname, hash, key: entry } = location
     const restore = navigationType === NavigationType.Pop
-    if (locationKey === view.key) {
+    // The page on screen, unless it is an error of 500 or more (a failed navigation's, or the server's): a tap on its
+    // link or its "Probeer het opnieuw" tries again. Not for the view's own entry (the server's error page hydrated),
+    // nor for a #fragment (the error page's skip link).
+    if (locationKey === view.key && (view.payload.status < 500 || entry === view.entry || hash !== '')) {
       // Another entry of the page on screen (a #fragment): nothing to load; back to one, the position it was left at. Not
       // recorded here: after a click on a #fragment link the browser has already scrolled; scroll events kept the position.
       if (entry !== view.entry) {
@@ -158,18 +162,26 @@ function useLocationViews(props: ClientAppProps, location: Location, navigationT
 type ViewSetter = Dispatch<SetStateAction<View>>
 
 /** Whether the location is left to a full load from the server (true: it has started). */
-function loadsFromServer({ pathname, search, hash }: Location, navigationType: NavigationType, builds: BuildWatcher): boolean {
+function loadsFromServer(location: Location, navigationType: NavigationType, builds: BuildWatcher): boolean {
   // Back and forward after a new deployment load the page from the server too, like a click.
-  if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return true
+  if (navigationType === NavigationType.Pop && builds.outdated() && guardedFullLoad(location)) return true
   // Where the last client navigation was slower than this page's fresh load, the server's page is quicker: a full load.
-  if (!isBot() && fullLoadIsQuicker() && guardedFullLoad(`${pathname}${search}${hash}`, pathname)) return true
-  return false
+  if (!isBot() && fullLoadIsQuicker() && guardedFullLoad(location)) return true
+  // A second tap on the link of a navigation still under way: the page loads whole rather than wait on the same request.
+  return pending?.key !== location.key && pending?.pathname === location.pathname && pending.search === location.search && guardedFullLoad(location)
 }
 
+/** The location of the navigation under way, if any. */
+let pending: Location | undefined
+
 /**
- * Loads the location's payload and screen and shows them, or the failure
- * (made from `previous`, the payload on screen when it started); the
- * returned function cancels it.
+ * Loads the location's payload and screen and shows them; the returned
+ * function cancels it. A failure (a 5xx, no payload, a chunk, or nothing
+ * after NAVIGATION_TIMEOUT_MS) loads the page whole; offline, when the request
+ * itself failed, or when the guard holds the full load back, it shows the
+ * error page (made from `previous`, the payload on screen when it started)
+ * with a link that tries again, and offline it tries again itself once the
+ * browser is online.
  */
 function loadView(
   { loader, screens, screenLoader }: ClientAppProps,
@@ -184,48 +196,56 @@ function loadView(
   const locationKey = `${pathname}${search}`
   let cancelled = false
   let settled = false
-  const started = performance.now()
-  indicator.start()
-  loader
-    .load(pathname, search)
-    .then(async (payload) => {
-      if (payload.screen !== 'error') await loadScreen(screenLoader, screens, payload.screen)
-      return payload
-    })
-    .then(
-      (payload) => {
-        settled = true
-        if (cancelled) return
-        indicator.finish()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  /** Ends the attempt under way (false when none is) and stops the bar, red for a failure. */
+  const end = (error?: boolean): boolean => {
+    if (settled || cancelled) return false
+    settled = true
+    clearTimeout(timer)
+    if (pending === location) pending = undefined
+    indicator.finish({ error })
+    return true
+  }
+  const show = (payload: PagePayload): void => {
+    scroll.record()
+    setView({ payload, deferred: null, key: locationKey, hash, entry, navigated: true, restore })
+  }
+  const fail = (error: unknown): void => {
+    if (!end(true)) return
+    console.error('[navigation] failed', error)
+    if (isBot() && !(error as { chunk?: boolean }).chunk) return
+    const offline = !navigator.onLine
+    // A 5xx, no payload, a chunk or the timeout: the page loads whole. Offline, or when the request itself failed (fetch's
+    // TypeError: the connection dropped, the site cannot be reached), a full load would show only the browser's own error.
+    if ((!offline && !(error instanceof TypeError) && guardedFullLoad(location)) || isBot()) return
+    if (offline) addEventListener('online', run, { once: true })
+    show(failurePayload(pathname, locationKey, previous, offline ? OFFLINE_MESSAGE : LOAD_FAILED_MESSAGE))
+  }
+  const run = (): void => {
+    settled = false
+    pending = location
+    const started = performance.now()
+    indicator.start()
+    timer = setTimeout(fail, NAVIGATION_TIMEOUT_MS, new Error('timed out'))
+    loader
+      .load(pathname, search)
+      .then(async (payload) => {
+        if (payload.screen !== 'error') await loadScreen(screenLoader, screens, payload.screen)
+        return payload
+      })
+      .then((payload) => {
+        if (!end()) return
         recordNavigation(performance.now() - started)
-        scroll.record()
-        setView({ payload, deferred: null, key: locationKey, hash, entry, navigated: true, restore })
-      },
-      (error: unknown) => {
-        settled = true
-        if (cancelled) return
-        indicator.finish({ error: true })
-        console.error('[navigation] failed', error)
-        if ((error as { chunk?: boolean }).chunk) {
-          guardedFullLoad(`${pathname}${search}${hash}`, pathname)
-          return
-        }
-        if (isBot()) return
-        scroll.record()
-        setView({
-          payload: failurePayload(pathname, `${pathname}${search}`, previous, 'De pagina kon niet worden geladen.'),
-          deferred: null,
-          key: locationKey,
-          hash,
-          entry,
-          navigated: true,
-        })
-      },
-    )
+        show(payload)
+      }, fail)
+  }
+  run()
   return () => {
-    cancelled = true
     // Left before it loaded (back to the page on screen, say): the bar stops; a next navigation starts it again.
     if (!settled) indicator.finish()
+    cancelled = true
+    clearTimeout(timer)
+    removeEventListener('online', run)
   }
 }
 
@@ -239,17 +259,10 @@ function useLiveRefresh(live: ClientAppProps['live'], loader: PayloadLoader, vie
     // Only a preview subscribes: its code (and graphql-ws behind it) is no part of a visitor's first load.
     let stop: (() => void) | undefined
     let cancelled = false
-    import('./live-updates.ts').then(({ subscribeToChanges }) => {
+    import('./live-refresh.ts').then(({ refreshOnChanges }) => {
       if (cancelled) return
-      stop = subscribeToChanges(live.url, token, () => {
-        const { pathname, search } = window.location
-        loader.refresh(pathname, search).then(
-          (payload) => {
-            if (`${pathname}${search}` !== current.current.key) return
-            setView({ ...current.current, payload, deferred: null, refreshed: true })
-          },
-          (error: unknown) => console.warn('[live] could not reload the page data', error),
-        )
+      stop = refreshOnChanges(live.url, token, loader, (key, payload) => {
+        if (key === current.current.key) setView({ ...current.current, payload, deferred: null, refreshed: true })
       })
     }, (error: unknown) => console.warn('[live] could not load the live updates', error))
     return () => {
@@ -306,7 +319,7 @@ function beforeLinkActs(event: MouseEvent, builds: BuildWatcher, navigate: Navig
     window.location.assign(rule.to)
     return
   }
-  if (builds.outdated() && guardedFullLoad(pathOf(url), url.pathname)) {
+  if (builds.outdated() && guardedFullLoad(url)) {
     event.preventDefault()
     return
   }

@@ -36,7 +36,7 @@ async function start(): Promise<void> {
     if (payload.screen !== 'error') await loadScreen(SCREEN_CHUNKS, screens, payload.screen)
   } catch (error) {
     console.error(error)
-    guardedFullLoad(window.location.href, window.location.pathname)
+    guardedFullLoad(location)
     return
   }
   const token = setUpToken(window.location.search)

@@ -25,9 +25,8 @@ function draw(element: HTMLElement, state: LoadingState): void {
 export class LoadingIndicator implements LoadingBarDriver {
   private state: LoadingState = IDLE_LOADING
   private readonly bars = new Set<HTMLElement>()
-  private throttleTimer: ReturnType<typeof setTimeout> | undefined
-  private hideTimer: ReturnType<typeof setTimeout> | undefined
-  private resetTimer: ReturnType<typeof setTimeout> | undefined
+  /** The one timer under way: the throttle, then (after finish) the hide delay, then the reset delay. */
+  private timer: ReturnType<typeof setTimeout> | undefined
   private frame: number | undefined
   private done = true
 
@@ -43,7 +42,7 @@ export class LoadingIndicator implements LoadingBarDriver {
     this.clearAll()
     this.done = false
     this.set({ visible: false, progress: 0, failed: false })
-    this.throttleTimer = setTimeout(() => {
+    this.timer = setTimeout(() => {
       this.set({ ...this.state, visible: true })
       this.animate()
     }, LOADING_BAR.throttleMs)
@@ -58,9 +57,9 @@ export class LoadingIndicator implements LoadingBarDriver {
       return
     }
     this.set({ visible: true, progress: 100, failed: error })
-    this.hideTimer = setTimeout(() => {
+    this.timer = setTimeout(() => {
       this.set({ ...this.state, visible: false })
-      this.resetTimer = setTimeout(() => this.set({ ...IDLE_LOADING, failed: this.state.failed }), LOADING_BAR.resetDelayMs)
+      this.timer = setTimeout(() => this.set({ ...IDLE_LOADING, failed: this.state.failed }), LOADING_BAR.resetDelayMs)
     }, LOADING_BAR.hideDelayMs)
   }
 
@@ -82,9 +81,7 @@ export class LoadingIndicator implements LoadingBarDriver {
   }
 
   private clearAll(): void {
-    clearTimeout(this.throttleTimer)
-    clearTimeout(this.hideTimer)
-    clearTimeout(this.resetTimer)
+    clearTimeout(this.timer)
     if (this.frame !== undefined) cancelAnimationFrame(this.frame)
   }
 }

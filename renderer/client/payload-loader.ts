@@ -152,9 +152,11 @@ export class PayloadLoader {
     if (token) headers[CRAFT_TOKEN_HEADER] = token
     // Asked of the gateway every time (a 304 when unchanged): the gateway's max-age=0 with stale-while-revalidate would let
     // the browser's HTTP cache hand back a copy minutes old, and this loader decides how long a payload is used.
-    const response = await fetch(`${payloadPathOf(path)}${search}`, { headers, credentials: 'same-origin', cache: 'no-cache', signal })
+    // The origin written out: a path that starts with `//` (`https://site//other.example/x`) must not name a host.
+    const response = await fetch(`${location.origin}${payloadPathOf(path)}${search}`, { headers, credentials: 'same-origin', cache: 'no-cache', signal })
     const payload = (await response.json()) as PagePayload
-    if (typeof payload?.status !== 'number') throw new Error(`no payload for ${path}`)
+    // A 5xx is the gateway's trouble, not the page: the navigation gives way to a full load (client-app.tsx).
+    if (response.status > 499 || typeof payload?.status !== 'number') throw new Error(`no payload for ${path}`)
     return { payload, maxAgeMs: sharedMaxAgeMs(response.headers.get('cache-control')) }
   }
 }

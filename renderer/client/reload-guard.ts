@@ -14,12 +14,18 @@ export function mayReload(path: string, now = Date.now()): boolean {
   }
 }
 
-/** A full page load of `href`, unless the guard says this path was reloaded a moment ago. */
-export function guardedFullLoad(href: string, path: string): boolean {
-  if (!mayReload(path)) return false
-  const target = new URL(href, window.location.href)
+/** Where a full load goes: a path with its query and #fragment (a location of react-router or the window, or a URL). */
+export type FullLoadTarget = Pick<Location, 'pathname' | 'search' | 'hash'>
+
+/**
+ * A full page load of the target, unless the guard says its path was reloaded a moment ago. The origin is written before
+ * the path: resolved against the page, a path that starts with `//` (`/.//other.example/x` is one) names another host.
+ */
+export function guardedFullLoad({ pathname, search, hash }: FullLoadTarget): boolean {
+  if (!mayReload(pathname)) return false
+  const target = new URL(location.origin + pathname + search + hash)
   // Assigning the address already shown with a #hash would only scroll, not load.
-  if (target.href === window.location.href) window.location.reload()
-  else window.location.assign(target.href)
+  if (target.href === location.href) location.reload()
+  else location.assign(target.href)
   return true
 }

@@ -6,26 +6,26 @@ export const RENDER_FAILED_MESSAGE = 'De pagina kon niet worden weergegeven.'
 interface Props {
   /** A new value clears a caught error: the next page gets its own chance to render. */
   resetKey: unknown
-  fallback: (error: unknown) => ReactNode
+  /** Shown instead of the children once they threw (the error itself is only logged). */
+  fallback: () => ReactNode
   children: ReactNode
 }
 
 interface State {
-  error: unknown
   failed: boolean
   resetKey: unknown
 }
 
 /** Catches a page that throws while rendering, so the visitor gets the fallback instead of a blank page. */
 export class RenderErrorBoundary extends Component<Props, State> {
-  override state: State = { error: undefined, failed: false, resetKey: this.props.resetKey }
+  override state: State = { failed: false, resetKey: this.props.resetKey }
 
-  static getDerivedStateFromError(error: unknown): Partial<State> {
-    return { error, failed: true }
+  static getDerivedStateFromError(): Partial<State> {
+    return { failed: true }
   }
 
   static getDerivedStateFromProps(props: Props, state: State): Partial<State> | null {
-    return props.resetKey === state.resetKey ? null : { error: undefined, failed: false, resetKey: props.resetKey }
+    return props.resetKey === state.resetKey ? null : { failed: false, resetKey: props.resetKey }
   }
 
   override componentDidCatch(error: unknown, info: ErrorInfo): void {
@@ -33,6 +33,6 @@ export class RenderErrorBoundary extends Component<Props, State> {
   }
 
   override render(): ReactNode {
-    return this.state.failed ? this.props.fallback(this.state.error) : this.props.children
+    return this.state.failed ? this.props.fallback() : this.props.children
   }
 }

@@ -8,7 +8,10 @@ import { SiteLink } from './site-context.tsx'
  * 404: the notFound entry's title (or the fixed Dutch heading), the page the
  * address most likely meant ("Bedoelde u …?", the gateway's suggestion, which
  * it fills into the one stored 404 page per visitor) and the entry's text.
- * Other statuses: the generic heading; a 500 shows its message too.
+ * Other statuses: the generic heading; a 500 shows its message too; and a
+ * link to the same address that tries again (on the client too: a failed
+ * view does not count as its address loaded, client-app.tsx); a path that
+ * starts with `//` must not become a link to the host it names.
  */
 export function ErrorPage({ payload }: { payload: PagePayload }) {
   const statusCode = payload.error?.statusCode ?? payload.status
@@ -35,7 +38,7 @@ export function ErrorPage({ payload }: { payload: PagePayload }) {
       <h1>{GENERIC_ERROR_HEADING}</h1>
       {statusCode === 500 && payload.error?.message ? <p className="error-page__message">{payload.error.message}</p> : null}
       <p>
-        Probeer het over een paar minuten opnieuw, of ga naar de <SiteLink href="/">homepage</SiteLink>.
+        <SiteLink href={payload.fullPath.replace(/^\/+/, '/')}>Probeer het opnieuw</SiteLink> of ga naar de <SiteLink href="/">homepage</SiteLink>.
       </p>
     </div>
   )
