@@ -3,10 +3,11 @@
  * links they become: a visitor with damage, on a phone, taps a number. Kept
  * small: the browser's bundle carries it for the plain text of every page.
  *
- * Found in time linear in the text, whatever an editor pastes: a number by a
- * pattern of bounded length, an address from its @ outwards (at most 64
- * characters of local part and 253 of domain, as RFC 5321 allows them), and
- * no stretch of text is searched twice for the same kind of match.
+ * Found in time linear in the text, whatever an editor pastes: each pattern
+ * spends a bounded number of steps at each place it may start (a number is
+ * at most 40 characters; an address starts only where a run of its
+ * characters does, so each run and each domain is read once), and no
+ * stretch of text is searched twice for the same kind of match.
  */
 
 /**
@@ -15,26 +16,18 @@
  * emergency number where the text says to call it ("Bel 112"), not glued to
  * a word, a digit, a plus or an @ on either side. A match is at most 40
  * characters, and each separator can be read one way only: a start is
- * rejected in a bounded number of steps.
+ * accepted or rejected in a bounded number of steps.
  */
 const NUMBER = /(?<![\w+@.\u2011-])(?:((?:\+31|0031|0)(?:(?:[ \u00a0](?:[-\u2011][ \u00a0]?|[ \u00a0])?|[-\u2011][ \u00a0]?)?\d){9})|(?<=\bbel[ \u00a0])(112))(?![\w@\u2011]|[-.]\w)/gi
-/** An address's domain from just after its @: labels, a top-level domain of letters, nothing glued after it. Only ever tried on a run of at most 255 domain characters (domainEnd). */
-const DOMAIN = /[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w@\u2011]|[-.]\w)/iy
-const MAX_LOCAL_PART = 64
+/**
+ * An e-mail address, not glued to a word, a digit, a plus, an @, a dot or a
+ * % before it: it starts only where a run of its characters starts, so each
+ * run is read once, up to 64 characters (RFC 5321's bound on a local part),
+ * and each @'s domain once. A domain of more than 253 characters is no
+ * address (cutContacts).
+ */
+const EMAIL = /(?<![\w+@.%\u2011-])[\w.%+-]{1,64}@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w@\u2011]|[-.]\w)/gi
 const MAX_DOMAIN = 253
-
-const isWordCode = (code: number): boolean => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95
-/** `[\w.%+-]`: what an address's local part is made of. */
-const isLocalCode = (code: number): boolean => isWordCode(code) || code === 46 || code === 37 || code === 43 || code === 45
-/** `[\w.-]`: what its domain is made of. */
-const isDomainCode = (code: number): boolean => isWordCode(code) || code === 46 || code === 45
-/** `[\w+@.\u2011-]`: what may not come just before a number or an address (it would be glued to it). */
-const isGluedCode = (code: number): boolean => (isLocalCode(code) && code !== 37) || code === 64 || code === 0x2011
-
-/** The characters a scan looked at, counted where a test wants to see that the work grows with the text and no faster. */
-export interface ScanMeter {
-  looked: number
-}
 
 /** The E.164 form of a Dutch number as written (`088 - 123 45 99` -> `+31881234599`); undefined for anything else. */
 export function e164(phone: string): string | undefined {
@@ -55,11 +48,11 @@ export function telHref(phone: string): string {
 /** A piece of text cut where it names a phone number or e-mail address. */
 export type ContactPart = string | { kind: 'tel' | 'mailto'; text: string; href: string }
 
-/** The text in pieces: plain runs, and each phone number or e-mail address with its link. With a meter, the work is counted and nothing is remembered. */
-export function contactParts(text: string, meter?: ScanMeter): ContactPart[] {
+/** The text in pieces: plain runs, and each phone number or e-mail address with its link. */
+export function contactParts(text: string): ContactPart[] {
   // Nothing to link without a digit or an @: most texts, at the cost of one scan.
   if (!/[0-9@]/.test(text)) return text === '' ? [] : [text]
-  if (meter || text.length > MAX_KNOWN_TEXT_LENGTH) return cutContacts(text, meter)
+  if (text.length > MAX_KNOWN_TEXT_LENGTH) return cutContacts(text)
   let parts = knownParts.get(text)
   if (parts === undefined) {
     if (knownParts.size >= MAX_KNOWN_PARTS) knownParts.clear()
@@ -79,101 +72,43 @@ const MAX_KNOWN_PARTS = 500
 const MAX_KNOWN_TEXT_LENGTH = 2048
 const knownParts = new Map<string, ContactPart[]>()
 
-function cutContacts(text: string, meter: ScanMeter = { looked: 0 }): ContactPart[] {
+/** A match: where it starts and ends, and for a number its E.164 form; null for what is passed over (a number that is not Dutch, an address with too long a domain). */
+type Found = [start: number, end: number, tel?: string | null]
+
+/**
+ * The text cut at its numbers and addresses, from left to right, none
+ * overlapping the one before: at each place the leftmost of the next number
+ * and the next address (the number where both start at once). Each kind's
+ * next match is kept until a match taken passes it: searching again after
+ * every match would read the text once per match.
+ */
+function cutContacts(text: string): ContactPart[] {
   const parts: ContactPart[] = []
   let last = 0
-  for (const match of contactMatches(text, meter)) {
-    const number = match.kind === 'emergency' ? match.text : match.kind === 'phone' ? e164(match.text) : undefined
-    // A number that is not Dutch is passed over, as text.
-    if (match.kind === 'phone' && !number) continue
-    parts.push(text.slice(last, match.index), number ? { kind: 'tel', text: match.text, href: `tel:${number}` } : { kind: 'mailto', text: match.text, href: `mailto:${match.text}` })
-    last = match.index + match.text.length
+  for (let number = next(NUMBER, text, 0), email = next(EMAIL, text, 0); number || email; ) {
+    const [start, end, tel] = number && (!email || number[0] <= email[0]) ? number : (email as Found)
+    const whole = text.slice(start, end)
+    // A number that is not Dutch, or an address whose domain is too long, is passed over, as text.
+    if (tel !== null) {
+      parts.push(text.slice(last, start), tel ? { kind: 'tel', text: whole, href: `tel:${tel}` } : { kind: 'mailto', text: whole, href: `mailto:${whole}` })
+      last = end
+    }
+    if (number && number[0] < end) number = next(NUMBER, text, end)
+    if (email && email[0] < end) email = next(EMAIL, text, end)
   }
   parts.push(text.slice(last))
   return parts.filter((part) => part !== '')
 }
 
-interface ContactMatch {
-  kind: 'phone' | 'emergency' | 'email'
-  index: number
-  text: string
-}
-
-/**
- * The numbers and addresses of a text from left to right, none overlapping
- * the one before: at each place the leftmost of the next number and the
- * next address (a number first where both start at once, 112 last). Each
- * kind's next match is kept until a match of the other kind passes it.
- */
-function* contactMatches(text: string, meter: ScanMeter): Generator<ContactMatch> {
-  let from = 0
-  let number = nextNumber(text, from, meter)
-  let email = nextEmail(text, from, meter)
-  while (number || email) {
-    const numberFirst = number && (!email || number.index < email.index || (number.index === email.index && number.kind === 'phone'))
-    const match = (numberFirst ? number : email) as ContactMatch
-    yield match
-    from = match.index + match.text.length
-    if (number && number.index < from) number = nextNumber(text, from, meter)
-    if (email && email.index < from) email = nextEmail(text, from, meter)
-  }
-}
-
-function nextNumber(text: string, from: number, meter: ScanMeter): ContactMatch | undefined {
-  NUMBER.lastIndex = from
-  const found = NUMBER.exec(text)
-  meter.looked += (found ? NUMBER.lastIndex : text.length) - from
-  if (!found) return undefined
-  return found[1] ? { kind: 'phone', index: found.index, text: found[1] } : { kind: 'emergency', index: found.index, text: found[0] }
-}
-
-/** The leftmost address that starts at `from` or later: each @ after it in turn, until one has a local part and a domain. */
-function nextEmail(text: string, from: number, meter: ScanMeter): ContactMatch | undefined {
-  let searched = from + 1
-  while (searched < text.length) {
-    const at = text.indexOf('@', searched)
-    meter.looked += (at === -1 ? text.length : at + 1) - searched
-    if (at === -1) return undefined
-    searched = at + 1
-    const start = localPartStart(text, at, from, meter)
-    const end = start === undefined ? undefined : domainEnd(text, at, meter)
-    if (start !== undefined && end !== undefined) return { kind: 'email', index: start, text: text.slice(start, end) }
-  }
-  return undefined
-}
-
-/**
- * Where the address of the @ at `at` starts: the leftmost place, not before
- * `from` and at most 64 characters back, that begins a run of local-part
- * characters up to the @ and is not glued to what precedes it (of those
- * characters only a % may come before an address). Undefined when none is.
- */
-function localPartStart(text: string, at: number, from: number, meter: ScanMeter): number | undefined {
-  let start = at
-  while (start > from && at - start < MAX_LOCAL_PART && isLocalCode(text.charCodeAt(start - 1))) start--
-  meter.looked += at - start
-  if (start === at) return undefined
-  if (start === 0 || !isGluedCode(text.charCodeAt(start - 1))) return start
-  // Within the run, only after a % (already looked at).
-  for (let i = start; i < at - 1; i++) if (text.charCodeAt(i) === 37) return i + 1
-  return undefined
-}
-
-/**
- * Where the domain after the @ at `at` ends, or undefined when what follows
- * is no domain of at most 253 characters. The pattern is given the run of
- * domain characters after the @ only when it ends within 255 of them (the
- * domain's 253, and two that say whether it ends there), so that it cannot
- * read further.
- */
-function domainEnd(text: string, at: number, meter: ScanMeter): number | undefined {
-  const limit = Math.min(text.length, at + 1 + MAX_DOMAIN + 2)
-  let end = at + 1
-  while (end < limit && isDomainCode(text.charCodeAt(end))) end++
-  meter.looked += end - at
-  if (end === limit && limit < text.length && isDomainCode(text.charCodeAt(limit))) return undefined
-  DOMAIN.lastIndex = at + 1
-  return DOMAIN.test(text) && DOMAIN.lastIndex - at - 1 <= MAX_DOMAIN ? DOMAIN.lastIndex : undefined
+/** The next match of `pattern` (NUMBER or EMAIL) at `from` or after; null when there is none. */
+function next(pattern: RegExp, text: string, from: number): Found | null {
+  pattern.lastIndex = from
+  const found = pattern.exec(text)
+  if (!found) return null
+  const [whole, phone, emergency] = found
+  const end = found.index + whole.length
+  if (pattern === EMAIL) return [found.index, end, end - found.index - whole.indexOf('@') > MAX_DOMAIN + 1 ? null : undefined]
+  return [found.index, end, emergency ?? e164(phone as string) ?? null]
 }
 
 /** HTML-escaped text with its phone numbers and e-mail addresses made links (the text is already escaped; the matches hold nothing to escape). */
