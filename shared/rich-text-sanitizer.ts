@@ -1,13 +1,14 @@
 import { LRUCache } from 'lru-cache'
 import sanitizeHtml from 'sanitize-html'
 import { linkContactsInHtmlText } from './contact-links.ts'
+import { type DroppedLink, LINK_SCHEMES, cleanLinkField, isLinkField } from './link-href.ts'
 import { RICH_TEXT_FIELDS } from './operations.ts'
 
 /** What rich text may contain: text markup, lists, tables and links; no scripts, styles, frames or handlers. */
 const ALLOWLIST: sanitizeHtml.IOptions = {
   allowedTags: ['p', 'h2', 'h3', 'h4', 'ul', 'ol', 'li', 'strong', 'em', 'b', 'i', 'a', 'blockquote', 'br', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
   allowedAttributes: { a: ['href', 'title', 'target', 'rel'], th: ['scope'] },
-  allowedSchemes: ['https', 'http', 'mailto', 'tel'],
+  allowedSchemes: [...LINK_SCHEMES],
   allowProtocolRelative: false,
   transformTags: {
     // The page has its own <h1>; a heading in the text is one level down.
@@ -68,20 +69,22 @@ function richTextValue(value: unknown, sanitize: Sanitize): unknown {
 
 /**
  * The value with every rich text field (RICH_TEXT_FIELDS, at any depth)
- * sanitised. Copy on write: what needed no change is shared, and a value with
- * nothing to change comes back as the same object.
+ * sanitised, and every link field (link-href.ts) holding only an address a
+ * link may go to; `dropped` hears of each link taken out. Copy on write: what
+ * needed no change is shared, and a value with nothing to change comes back
+ * as the same object.
  */
-export function withCleanRichText<T>(value: T, sanitize: Sanitize = sanitizeRichText): T {
-  return clean(value, sanitize) as T
+export function withCleanRichText<T>(value: T, sanitize: Sanitize = sanitizeRichText, dropped?: DroppedLink): T {
+  return clean(value, sanitize, dropped) as T
 }
 
-function clean(value: unknown, sanitize: Sanitize): unknown {
+function clean(value: unknown, sanitize: Sanitize, dropped: DroppedLink | undefined): unknown {
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i]
-      const next = clean(item, sanitize)
+      const next = clean(item, sanitize, dropped)
       if (next !== item) (copy ??= value.slice())[i] = next
     }
     return copy ?? value
@@ -90,7 +93,7 @@ function clean(value: unknown, sanitize: Sanitize): unknown {
   let copy: Record<string, unknown> | undefined
   for (const key of Object.keys(record)) {
     const inner = record[key]
-    const next = RICH_TEXT_FIELDS.has(key) ? richTextValue(inner, sanitize) : clean(inner, sanitize)
+    const next = RICH_TEXT_FIELDS.has(key) ? richTextValue(inner, sanitize) : isLinkField(key) ? cleanLinkField(key, inner, dropped) : clean(inner, sanitize, dropped)
     if (next !== inner) (copy ??= { ...record })[key] = next
   }
   return copy ?? record

@@ -16,6 +16,7 @@ import {
 } from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
 import { sanitizeAnswer } from './sanitize-rich-text.ts'
+import type { DroppedLink } from '../../shared/link-href.ts'
 
 export interface RunContext {
   /** Token to send upstream: a preview token or the site's default token. */
@@ -168,6 +169,8 @@ export class ContentService {
     private readonly onLookup: (status: CacheStatus, audience: CacheAudience) => void = () => undefined,
     /** Told of each call made to the CMS for a request (a miss or a preview; never a background refresh): its client pays for it. */
     private readonly onRequestCall: (context: RunContext) => void = () => undefined,
+    /** Told of each link the cleaning of an answer drops (shared/link-href.ts). */
+    private readonly onDroppedLink?: DroppedLink,
   ) {
     this.useOperations(operations)
   }
@@ -313,7 +316,7 @@ export class ContentService {
           token: context.token,
           requestId: context.requestId,
         })
-        .then((answer) => sanitizeAnswer(withRootFields(operation, answer)))
+        .then((answer) => sanitizeAnswer(withRootFields(operation, answer), this.onDroppedLink))
     }
     // Both lists come from one walk of the answer.
     const origins = new WeakMap<UpstreamAnswer, Origins>()
@@ -333,7 +336,7 @@ export class ContentService {
       storable: (answer) => answer.status >= 200 && answer.status < 300 && answer.body.errors === undefined && hasRootFields(operation, answer),
       sections: (answer) => originsOfAnswer(answer).sections,
       entries: (answer) => originsOfAnswer(answer).entries,
-      adopt: sanitizeAnswer,
+      adopt: (answer) => sanitizeAnswer(answer, this.onDroppedLink),
     })
     this.onLookup(fetched.status, audience)
     return audience === 'pages' ? { ...fetched, key } : fetched

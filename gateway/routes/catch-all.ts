@@ -35,7 +35,7 @@ export async function catchAllRoute(app: FastifyInstance): Promise<void> {
     if (isPayloadPath(url.path)) return payload(request, reply, url)
     // A bundle file of another build (its own build's have routes of their own): from the renderers, else the 404 page.
     if (url.path.startsWith('/assets/')) {
-      const answered = await foreignAsset(url.path, reply)
+      const answered = await foreignAsset(url.path, request, reply)
       if (answered) return answered
     }
     if (url.path.length > 1 && url.path.endsWith('/')) {

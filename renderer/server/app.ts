@@ -7,6 +7,7 @@ import { BadRequestError } from '../../shared/errors.ts'
 import { PROBE_ROUTE, loggingOptions } from '../../shared/logging.ts'
 import { boundBy, histogram, serveMetrics, setUpMetrics } from '../../shared/metrics.ts'
 import { RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner } from '../../shared/render-protocol/index.ts'
+import { logDroppedLinks } from '../../shared/link-href.ts'
 import { memoisedSanitizer, withCleanRichText } from '../../shared/rich-text-sanitizer.ts'
 import type { RendererConfig } from '../config.ts'
 import { NotFoundError, sendErrorAnswer } from '../errors.ts'
@@ -71,7 +72,9 @@ export async function buildRenderer(config: RendererConfig, options: RendererOpt
   const signatures = signer ? new SignatureCheck(signer, { maxAgeMs: config.renderSignatureMaxAgeMs, replayCheck: config.renderReplayCheck }) : undefined
   // Rich text is sanitised where it enters, whoever sent it; text seen before costs a lookup.
   const sanitize = memoisedSanitizer(config.richTextMemoMaxBytes)
-  const clean = <T>(value: T): T => withCleanRichText(value, sanitize)
+  // Link fields too (shared/link-href.ts): an address a link may not go to is dropped, and logged once.
+  const dropped = logDroppedLinks((fields, message) => app.log.warn(fields, message))
+  const clean = <T>(value: T): T => withCleanRichText(value, sanitize, dropped)
 
   const metrics = setUpMetrics(app, 'renderer')
   // The renderer is internal only: its one port serves its metrics too.

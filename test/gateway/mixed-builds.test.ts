@@ -20,7 +20,11 @@ function otherBuild(): string {
   const client = join(dir, 'client')
   // Precompressed copies would keep the old bytes: the renamed files are served as they are.
   for (const name of readdirSync(client)) if (name.endsWith('.br') || name.endsWith('.gz')) rmSync(join(client, name))
-  const renames = readdirSync(client).map((name) => [name, name.replace(/-([A-Za-z0-9]+)\./, (_, hash: string) => `-${hash.split('').reverse().join('')}X.`)] as const)
+  // Each hash in its own alphabet (esbuild's base32, the stylesheet's hex), as a build names its files: the gateway asks the renderers for nothing else.
+  const shifted = (hash: string, alphabet: string): string => hash.replace(/./g, (char) => alphabet[(alphabet.indexOf(char) + 1) % alphabet.length] as string)
+  const renames = readdirSync(client).map(
+    (name) => [name, name.replace(/-([A-Za-z0-9]+)\./, (_, hash: string) => `-${shifted(hash, /^[0-9a-f]{10}$/.test(hash) ? '0123456789abcdef' : 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}.`)] as const,
+  )
   const rewrite = (file: string): void => {
     let text = readFileSync(file, 'utf8')
     for (const [from, to] of renames) text = text.replaceAll(from, to)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { logDroppedLinks } from '../../../shared/link-href.ts'
 import { histogram } from '../../../shared/metrics.ts'
 import { createOperations } from '../../../shared/operations.ts'
 import { CraftClient } from '../../craft/client.ts'
@@ -40,6 +41,7 @@ async function craft(app: FastifyInstance): Promise<void> {
     config.cache.queryCache,
     (result, audience) => countCacheLookup(audience === 'api' ? 'api' : 'query', result),
     (context) => app.admission.chargeCmsCall(context.requestId),
+    logDroppedLinks((fields, message) => app.log.warn(fields, message)),
   )
   const craftSchema = new CraftSchema({
     client,

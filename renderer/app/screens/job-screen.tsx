@@ -80,7 +80,8 @@ export function JobScreen({ payload }: ScreenProps) {
   )
 }
 
-const plain = (html: string | null | undefined): string => (html ?? '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()
+/** Text without its tags. A tag is read up to the next < or >: a run of < in a plain intro costs one step each, not a scan to the end of the text each. */
+const plain = (html: string | null | undefined): string => (html ?? '').replace(/<[^<>]+>/g, ' ').replace(/\s+/g, ' ').trim()
 
 /** The job's posting in the page's structured data (structured-data.ts). */
 JobScreen.jsonLd = ((payload, site, siteUrl, url) => {
