@@ -1,5 +1,6 @@
 // Installs what the tests need from Debian's packages when it is missing:
-// chromium for the browser tests, nginx and wrk for the benchmark's smoke
+// chromium and firefox-esr for the browser tests (the second engine driven
+// over WebDriver BiDi, test/helpers/firefox.ts), nginx and wrk for the benchmark's smoke
 // run, redis-server for the shared cache tier's tests, poppler-utils
 // (pdftotext) to read printed pages sheet by sheet. Runs once before the
 // test runner.
@@ -8,6 +9,7 @@ import { existsSync } from 'node:fs'
 
 const needed = [
   { binary: '/usr/bin/chromium', pkg: 'chromium' },
+  { binary: '/usr/bin/firefox-esr', pkg: 'firefox-esr' },
   { binary: '/usr/sbin/nginx', pkg: 'nginx-light' },
   { binary: '/usr/bin/wrk', pkg: 'wrk' },
   { binary: '/usr/bin/redis-server', pkg: 'redis-server' },

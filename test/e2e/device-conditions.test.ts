@@ -105,6 +105,8 @@ t.test('a tap on "Menu" before the scripts have arrived opens the menu, and it s
   release()
   await hydrated(page)
   t.ok(await page.locator('#hoofdmenu a[href="/contact"]').isVisible(), 'hydrated, it still is')
+  await page.waitForFunction(() => document.getElementById('app')?.classList.contains('app--menu-open'))
+  t.pass('and the app root has the open menu\'s class')
   await page.keyboard.press('Escape')
   t.notOk(await page.locator('#hoofdmenu').isVisible(), 'the hydrated page closes it (Escape)')
 })

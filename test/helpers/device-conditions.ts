@@ -66,17 +66,22 @@ export const fixedBarTop = (page: Page): Promise<number> =>
   })
 
 /**
- * Each link of the open menu, the window scrolled to bring it to the middle
- * (as a finger scrolls the page; an element with its overflow hidden does
- * not scroll for a finger, so it is left alone): the ones that cannot be
- * brought fully on screen, or that something else covers there (the fixed bar).
+ * Each link of the open menu, brought to the middle as a finger scrolls: by
+ * the nearest element around it that scrolls (the open menu's header), else
+ * by the window unless the page's overflow is hidden (an element with its
+ * overflow hidden does not scroll for a finger, so it is left alone): the
+ * ones that cannot be brought fully on screen, or that something else covers
+ * there (the fixed bar).
  */
 export const unreachableMenuLinks = (page: Page): Promise<string[]> =>
   page.evaluate(() => {
     const out: string[] = []
     for (const link of document.querySelectorAll<HTMLAnchorElement>('#hoofdmenu a')) {
       const at = link.getBoundingClientRect()
-      window.scrollTo({ top: window.scrollY + at.top - (window.innerHeight - at.height) / 2, behavior: 'instant' })
+      let scroller = link.parentElement
+      while (scroller && !(/auto|scroll/.test(getComputedStyle(scroller).overflowY) && scroller.scrollHeight > scroller.clientHeight)) scroller = scroller.parentElement
+      if (scroller) scroller.scrollTop += at.top - scroller.getBoundingClientRect().top - (scroller.clientHeight - at.height) / 2
+      else if (getComputedStyle(document.documentElement).overflowY !== 'hidden') window.scrollTo({ top: window.scrollY + at.top - (window.innerHeight - at.height) / 2, behavior: 'instant' })
       const box = link.getBoundingClientRect()
       const name = link.textContent ?? ''
       if (box.width === 0 || box.top < -0.5 || box.bottom > window.innerHeight + 0.5) {

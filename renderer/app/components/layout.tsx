@@ -1,4 +1,4 @@
-import { type ReactNode, type RefObject, createContext, useContext, useRef } from 'react'
+import { type ReactNode, type RefObject, createContext, useContext, useEffect, useRef, useState } from 'react'
 import { DAMAGE_PAGE_PATH, OFFICES_PAGE_PATH } from '../../../shared/constants.ts'
 import { phoneText, telHref } from '../../../shared/contact-links.ts'
 import type { SiteSettings } from '../../../shared/content-types.ts'
@@ -66,8 +66,9 @@ export const menuOf = (site: SiteSettings | null) => site?.mainNavigation ?? [{ 
  * The header: the brand, and on a phone a "Menu" toggle that opens the main
  * navigation. The toggle is a `<details>`' `<summary>`, so it opens with a tap
  * before the scripts have arrived (or without them); the navigation beside it
- * shows while it is open (styles.css, `:has(.site-menu[open])`). Once hydrated
- * Escape closes it; a navigation renders a new, closed one.
+ * shows while it is open (styles.css: `:has(.site-menu[open])`, and the app
+ * root's `app--menu-open` once hydrated, see Layout). Once hydrated Escape
+ * closes it; a navigation renders a new, closed one.
  */
 export function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: RefObject<HTMLDetailsElement | null>; currentPath: string }) {
   const stored = useContext(LayoutPartsContext)?.header
@@ -163,11 +164,19 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
   const site = useSite()
   // The menu's state is the element's own (opened by a tap before hydration too).
   const menu = useRef<HTMLDetailsElement>(null)
+  // The page it was opened on: a navigation renders a new, closed menu, and the class goes with it.
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null)
+  const menuToggled = () => setMenuOpenOn(menu.current?.open ? currentPath : null)
+  // A menu opened before hydration (styles.css covers it until then).
+  useEffect(menuToggled, [])
 
   return (
     <div
       id="app"
-      className={error ? 'app app--error' : 'app'}
+      // The open menu's class (app--menu-open): the page under it does not scroll (styles.css).
+      className={`app${error ? ' app--error' : ''}${menuOpenOn === currentPath ? ' app--menu-open' : ''}`}
+      // The <details>' toggle, which React passes up from the element like any event.
+      onToggle={menuToggled}
       // Escape closes the open menu and gives the focus back to its toggle.
       onKeyDown={(event) => {
         if (event.key === 'Escape' && menu.current?.open) {
