@@ -1,5 +1,5 @@
-import { createContext, useContext } from 'react'
-import { Link, NavLink, useLocation } from 'react-router-dom'
+import { type MouseEvent, createContext, useContext } from 'react'
+import { useHref, useLinkClickHandler, useLocation } from 'react-router-dom'
 import type { LinkComponents, SiteLinkProps } from './site-context.tsx'
 
 /** Whether a path of this site is a page the app shows itself: not a file (`/brochure.pdf`) nor the API. */
@@ -50,22 +50,41 @@ const useCurrent = (href: string, routed: boolean): boolean => currentOn(href, r
 /** Whether a menu link (SiteNavLink) is marked current at this location: what its HTML depends on. */
 export const isCurrentMenuLink = (href: string, pathname: string, search: string): boolean => currentOn(href, routedOn(href, pathname, search), pathname)
 
+/**
+ * What react-router's `<Link>` draws and does for a link to a page of this
+ * site (no prefetching, no route discovery): its href, and on a plain click a
+ * client navigation, after the link's own onClick unless that prevented it;
+ * with `reloadDocument`, the href only. Made of the hooks `<Link>` itself is
+ * made of: `<Link>` brings react-router's prefetching for framework mode into
+ * the bundle, 2.5 KB gzip of a first visit (docs/performance-history.md).
+ * test/renderer/router-links.test.tsx holds its HTML to `<Link>`'s and
+ * `<NavLink>`'s, test/e2e/navigation.test.ts its clicks.
+ */
+function RoutedLink({ href, reloadDocument, onClick, target, ...rest }: SiteLinkProps & { reloadDocument: boolean }) {
+  const follow = useLinkClickHandler<HTMLAnchorElement>(href, { target })
+  const handleClick = (event: MouseEvent<HTMLAnchorElement>): void => {
+    onClick?.(event)
+    if (!event.defaultPrevented) follow(event)
+  }
+  return <a {...rest} href={useHref(href)} onClick={reloadDocument ? onClick : handleClick} target={target} />
+}
+
 function RouterLink({ href, ...rest }: SiteLinkProps) {
   const reloadDocument = useContext(DocumentLinks)
   if (!useRouted(href)) return <a href={href} {...rest} />
-  return <Link to={href} discover="none" reloadDocument={reloadDocument} {...rest} />
+  return <RoutedLink href={href} reloadDocument={reloadDocument} {...rest} />
 }
 
-function RouterNavLink({ href, className, ...rest }: SiteLinkProps) {
+function RouterNavLink({ href, ...rest }: SiteLinkProps) {
   const reloadDocument = useContext(DocumentLinks)
   const routed = useRouted(href)
   const current = useCurrent(href, routed)
-  if (!routed) return <a href={href} className={className} aria-current={current ? 'page' : undefined} {...rest} />
-  // `end`: current on its own page only. The class is the one given, without NavLink's "active": the stylesheet keys on aria-current.
-  return <NavLink to={href} end discover="none" reloadDocument={reloadDocument} className={() => className} {...rest} />
+  if (!routed) return <a href={href} aria-current={current ? 'page' : undefined} {...rest} />
+  // Current on its own page only, as `<NavLink end>`; no "active" class: the stylesheet keys on aria-current.
+  return <RoutedLink href={href} reloadDocument={reloadDocument} {...rest} aria-current={current ? 'page' : undefined} />
 }
 
-/** react-router's `<Link>` and `<NavLink>`, for SiteLink and SiteNavLink (components/site-context.tsx) in the browser. */
+/** The links of react-router's `<Link>` and `<NavLink>`, for SiteLink and SiteNavLink (components/site-context.tsx) in the browser. */
 export const ROUTER_LINKS: LinkComponents = { Link: RouterLink, NavLink: RouterNavLink }
 
 function MarkupNavLink({ href, ...rest }: SiteLinkProps) {

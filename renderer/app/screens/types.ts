@@ -1,3 +1,4 @@
+import './shared-chunk.ts'
 import type { EntriesData } from '../../../shared/content-types.ts'
 import type { PagePayload } from '../../../shared/payload.ts'
 
