@@ -4,7 +4,7 @@
 // `npm test` nor CI runs it. See docs/testing.md (Mutation testing).
 //
 //   npm run mutation -- --since=9503962            the .ts/.tsx files under gateway/ shared/ renderer/ changed since then
-//   npm run mutation -- --files=shared/logging.ts  these files only (comma-separated)
+//   npm run mutation -- --files=shared/logging.ts  these files only (comma-separated); a part of one: shared/logging.ts:17-59
 //   options: --related=direct|graph (default direct), --tests=a.test.ts,… (added to the related ones),
 //            --browser (test/e2e too), --count (instrument and count the mutants, run nothing),
 //            --concurrency=N (default 1), --no-check (skip the TypeScript checker)
@@ -121,7 +121,7 @@ function relatedTests(files, mode, browser) {
  * module as widely imported as shared/logging.ts costs seconds per mutant.
  */
 function checkerTsconfig(files, testFiles) {
-  return { extends: '../../tsconfig.json', include: [], files: [...files, ...testFiles].map((file) => `../../${file}`) }
+  return { extends: '../../tsconfig.json', include: [], files: [...new Set([...files, ...testFiles])].map((file) => `../../${file}`) }
 }
 
 function strykerConfig(options, files, testFiles) {
@@ -167,14 +167,15 @@ async function main() {
     console.log('mutation: no .ts/.tsx file of gateway/, shared/ or renderer/ to mutate')
     return
   }
-  const byFile = relatedTests(files, options.related, options.browser)
+  // A file's lines (`a.ts:17-59`, Stryker's own form) are related to the file's tests.
+  const byFile = relatedTests([...new Set(files.map((file) => file.replace(/:\d+(?::\d+)?-\d+(?::\d+)?$/, '')))], options.related, options.browser)
   const testFiles = [...new Set([...[...byFile.values()].flat(), ...options.tests])].sort()
   console.log(`mutation: ${files.length} file(s), ${testFiles.length} related test file(s) (${options.related})`)
   for (const [file, tests] of byFile) console.log(`  ${file}: ${tests.length === 0 ? 'no related test' : tests.join(' ')}`)
   if (!options.count && testFiles.length === 0) throw new Error('no related test file: give some with --tests=')
   mkdirSync(OUT, { recursive: true })
   const configFile = join(OUT, 'stryker.config.json')
-  writeFileSync(join(OUT, 'tsconfig.json'), `${JSON.stringify(checkerTsconfig(files, testFiles), null, 2)}\n`)
+  writeFileSync(join(OUT, 'tsconfig.json'), `${JSON.stringify(checkerTsconfig([...byFile.keys()], testFiles), null, 2)}\n`)
   writeFileSync(configFile, `${JSON.stringify(strykerConfig(options, files, testFiles), null, 2)}\n`)
   const started = performance.now()
   const stryker = join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js')

@@ -12,6 +12,8 @@ t.test('every query parameter that reads as token is redacted, whatever the enco
   t.equal(redactUrl(`/over-ons?pagina=2&%74oken=${TOKEN}&x=1`), '/over-ons?pagina=2&%74oken=[Redacted]&x=1', 'encoded: only its value goes')
   t.equal(redactUrl(`/over-ons?tok+en=${TOKEN}`), `/over-ons?tok+en=${TOKEN}`, 'a name that reads otherwise stays')
   t.equal(redactUrl(`/over-ons?token=${TOKEN}&token=${TOKEN}`), '/over-ons?token=[Redacted]&token=[Redacted]', 'each of them')
+  t.equal(redactUrl('/over-ons&token=abc'), '/over-ons&token=abc', 'no `?`: no query, nothing to redact')
+  t.equal(redactUrl('/over-ons?tokens&token'), '/over-ons?tokens&token', 'a parameter without a value has none to redact')
 })
 
 t.test('a parameter whose name does not decode is redacted: another parser may read it as token', async (t) => {
