@@ -179,7 +179,10 @@ async function main() {
   writeFileSync(configFile, `${JSON.stringify(strykerConfig(options, files, testFiles), null, 2)}\n`)
   const started = performance.now()
   const stryker = join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js')
-  const code = await new Promise((done) => spawn(process.execPath, [stryker, 'run', configFile], { cwd: ROOT, stdio: 'inherit' }).on('exit', done))
+  const child = spawn(process.execPath, [stryker, 'run', configFile], { cwd: ROOT, stdio: 'inherit' })
+  // Stopped, it stops Stryker too (which stops its workers and test processes).
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => child.kill(signal))
+  const code = await new Promise((done) => child.on('exit', done))
   console.log(`mutation: ${options.count ? 'counted' : 'ran'} in ${((performance.now() - started) / 60_000).toFixed(1)} min; config ${relative(ROOT, configFile)}${options.count ? '' : ', report .cache/mutation/report.html'}`)
   process.exitCode = code ?? 1
 }
