@@ -30,7 +30,11 @@ t.test('at most perTurn go on in one turn of the loop, the rest on the next turn
   // A new turn: room again at once.
   await nextTurn()
   t.equal(turns.turn(), undefined)
-  t.throws(() => new LoopTurns(0), RangeError)
+  t.throws(() => new LoopTurns(0), { name: 'RangeError', message: 'perTurn must be a positive integer' })
+  t.throws(() => new LoopTurns(1.5), RangeError)
+  const one = new LoopTurns(1)
+  t.equal(one.turn(), undefined, 'one per turn: the first at once')
+  t.not(one.turn(), undefined, 'the second on the next turn')
 })
 
 t.test("a flood of page misses takes its turns: never more than a few answered in one turn of the gateway's loop", async (t) => {
