@@ -7,6 +7,7 @@
 //   npm run mutation -- --files=shared/logging.ts  these files only (comma-separated); a part of one: shared/logging.ts:17-59
 //   options: --related=direct|graph (default direct), --tests=a.test.ts,… (added to the related ones),
 //            --browser (test/e2e too), --count (instrument and count the mutants, run nothing),
+//            --list (the files and their related tests only, Stryker not started),
 //            --concurrency=N (default 1), --no-check (skip the TypeScript checker)
 import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
@@ -22,7 +23,7 @@ const MUTATED_FILE = /\.tsx?$/
 const TEST_FILE = /\.test\.tsx?$/
 
 function parseArguments(argv) {
-  const options = { since: undefined, files: undefined, related: 'direct', tests: [], browser: false, count: false, concurrency: 1, check: true }
+  const options = { since: undefined, files: undefined, related: 'direct', tests: [], browser: false, count: false, list: false, concurrency: 1, check: true }
   for (const argument of argv) {
     const [name, value = ''] = argument.replace(/^--/, '').split(/=(.*)/s)
     if (name === 'since') options.since = value
@@ -31,6 +32,7 @@ function parseArguments(argv) {
     else if (name === 'tests') options.tests = value.split(',').filter(Boolean)
     else if (name === 'browser') options.browser = true
     else if (name === 'count') options.count = true
+    else if (name === 'list') options.list = true
     else if (name === 'concurrency' && /^[1-9][0-9]*$/.test(value)) options.concurrency = Number(value)
     else if (name === 'no-check') options.check = false
     else throw new Error(`unknown option ${argument} (see the head of scripts/mutation.mjs)`)
@@ -172,6 +174,7 @@ async function main() {
   const testFiles = [...new Set([...[...byFile.values()].flat(), ...options.tests])].sort()
   console.log(`mutation: ${files.length} file(s), ${testFiles.length} related test file(s) (${options.related})`)
   for (const [file, tests] of byFile) console.log(`  ${file}: ${tests.length === 0 ? 'no related test' : tests.join(' ')}`)
+  if (options.list) return
   if (!options.count && testFiles.length === 0) throw new Error('no related test file: give some with --tests=')
   mkdirSync(OUT, { recursive: true })
   const configFile = join(OUT, 'stryker.config.json')
