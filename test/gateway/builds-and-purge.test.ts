@@ -10,7 +10,11 @@ import { startSystem } from '../helpers/system.ts'
 
 const system = await startSystem({
   PURGE_SECRET: 'webhook-secret',
-  REDIRECTS: JSON.stringify([{ from: '/oude-pagina', to: '/over-ons', statusCode: 301 }]),
+  REDIRECTS: JSON.stringify([
+    { from: '/oude-pagina', to: '/over-ons', statusCode: 301 },
+    // A rule whose target is its own address (an editor's slip): a loop if followed.
+    { from: '/disclaimer', to: '/disclaimer', statusCode: 301 },
+  ]),
 })
 t.teardown(() => system.close())
 
@@ -53,6 +57,15 @@ t.test('redirect rules are honoured on page requests', async (t) => {
   t.equal(external.headers.location, 'https://www.kifid.nl/')
   const notARule = await get('/kifid?to=https://evil.example')
   t.equal(notARule.headers.location, 'https://www.kifid.nl/', 'the target never comes from the request')
+})
+
+t.test('a rule whose target is the address asked for is not followed: the page answers, not a loop', async (t) => {
+  const itself = await get('/disclaimer')
+  t.equal(itself.status, 200, 'the page, not a redirect to itself')
+  t.equal(itself.headers.location, undefined)
+  t.match(itself.text, '<h1', 'the page itself')
+  const withQuery = await get('/disclaimer?ref=oud')
+  t.same([withQuery.status, withQuery.headers.location], [200, undefined], 'a query the page does not read makes no other address: the page too')
 })
 
 /** Payloads and pages the purge tests fill the caches with: jobs (the section purged) and others. */

@@ -3,6 +3,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { LoopTurns, MISSES_PER_LOOP_TURN } from '../../gateway/admission/loop-turns.ts'
 import { startSystem } from '../helpers/system.ts'
+import { until } from '../helpers/until.ts'
 
 // Issue 41, finding 5: hits isolated from misses. Misses of pages go on a few per turn of the event loop, so a hit that
 // arrives during a flood of misses waits for a few of them, not for every one whose data came at the same time.
@@ -29,7 +30,11 @@ t.test('at most perTurn go on in one turn of the loop, the rest on the next turn
   // A new turn: room again at once.
   await nextTurn()
   t.equal(turns.turn(), undefined)
-  t.throws(() => new LoopTurns(0), RangeError)
+  t.throws(() => new LoopTurns(0), { name: 'RangeError', message: 'perTurn must be a positive integer' })
+  t.throws(() => new LoopTurns(1.5), RangeError)
+  const one = new LoopTurns(1)
+  t.equal(one.turn(), undefined, 'one per turn: the first at once')
+  t.not(one.turn(), undefined, 'the second on the next turn')
 })
 
 t.test("a flood of page misses takes its turns: never more than a few answered in one turn of the gateway's loop", async (t) => {
@@ -54,4 +59,37 @@ t.test("a flood of page misses takes its turns: never more than a few answered i
   await again.body.dump()
   t.equal(again.headers['x-cache'], 'HIT')
   t.equal(system.gateway.missTurns.seen.total - seenBefore, 41, 'a hit takes none (the first /actueel was a miss)')
+})
+
+t.test('a miss that finds no room waits for its turn: a hit is answered meanwhile, the miss only on its turn', async (t) => {
+  const system = await startSystem()
+  t.teardown(() => system.close())
+  // The sitemap known (an unknown slug is then answered with the stored 404 page), and the page the hit asks for stored right before.
+  for (const path of ['/sitemap.xml', `/actueel/${randomBytes(6).toString('hex')}`, '/actueel']) await (await request(`${system.url}${path}`)).body.dump()
+  // The first miss from now on finds the turn full: its turn comes when the test says.
+  const turns = system.gateway.missTurns
+  const original = turns.turn
+  let asked = 0
+  let giveTurn = (): void => undefined
+  const held = new Promise<void>((resolve) => {
+    giveTurn = resolve
+  })
+  turns.turn = () => (++asked === 1 ? held : original.call(turns))
+  t.teardown(() => {
+    turns.turn = original
+  })
+  let answered = false
+  const miss = request(`${system.url}/actueel/${randomBytes(6).toString('hex')}`).then(async (response) => {
+    await response.body.dump()
+    answered = true
+    return response.statusCode
+  })
+  await until(() => asked === 1, 'the miss asked for its turn')
+  const hit = await request(`${system.url}/actueel`)
+  await hit.body.dump()
+  t.equal(hit.headers['x-cache'], 'HIT', 'a hit is answered while the miss waits')
+  t.notOk(answered, 'the miss is not answered before its turn')
+  giveTurn()
+  t.equal(await miss, 404, 'on its turn, it is')
+  t.equal(asked, 1, 'the hit asked for no turn')
 })

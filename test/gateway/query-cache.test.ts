@@ -105,6 +105,28 @@ t.test('purge all and by section', async (t) => {
   t.equal(cache.size, 0)
 })
 
+t.test('a soft purge marks the answers of its tags: asked again before use, the old one standing in only while the CMS fails', async (t) => {
+  const { cache } = cacheWithClock()
+  const jobs = { ...policy, sections: () => ['jobs'] }
+  const topical = { ...policy, sections: () => ['topical'] }
+  await cache.fetch('a', async () => answer('a'), jobs)
+  await cache.fetch('b', async () => answer('b'), topical)
+  const stored = cache.peek('a')
+  t.equal(cache.purge(['jobs'], true), 1, 'the answer of the tag is marked')
+  t.equal(cache.purge(['jobs'], true), 0, 'one marked already is not counted again')
+  t.equal(cache.size, 2, 'kept: it may have to stand in')
+  t.notOk(cache.holdsFresh('a', stored), 'no longer fresh')
+  t.equal(cache.fresh('a'), undefined)
+  t.equal(cache.fresh('b')?.status, 'HIT', 'another tag untouched')
+  const down = await cache.fetch('a', async () => Promise.reject(new Error('down')), jobs)
+  t.same([down.status, down.answer.body.data?.value], ['STALE', 'a'], 'the CMS down: the old answer stands in')
+  const again = await cache.fetch('a', async () => answer('a2'), jobs)
+  t.same([again.status, again.answer.body.data?.value], ['MISS', 'a2'], 'the CMS up: asked again, the new answer')
+  t.equal((await cache.fetch('a', async () => answer('a3'), jobs)).status, 'HIT', 'and that one is fresh')
+  t.equal(cache.purge(undefined, true), 2, 'a soft purge of everything marks every answer')
+  t.equal((await cache.fetch('b', async () => answer('b2'), topical)).status, 'MISS')
+})
+
 t.test('a flight that started before a purge does not store old content', async (t) => {
   const { cache } = cacheWithClock()
   let release!: () => void

@@ -2,7 +2,18 @@ import { renderToString } from 'react-dom/server'
 import t from 'tap'
 import { DRAFT_MARKER_TEXT } from '../../renderer/app/components/draft-marker.tsx'
 import { isUnpublished, publicationDate } from '../../renderer/app/components/format.ts'
-import { previewEndAction, showsPreviewBar } from '../../renderer/server/preview-bar.tsx'
+import {
+  PREVIEW_BAR_BUTTON,
+  PREVIEW_BAR_MISSING,
+  PREVIEW_BAR_MISSING_DETAIL,
+  PREVIEW_BAR_PUBLISHED,
+  PREVIEW_BAR_PUBLISHED_DETAIL,
+  PREVIEW_BAR_TEXT,
+  PreviewBar,
+  previewEndAction,
+  previewShows,
+  showsPreviewBar,
+} from '../../renderer/server/preview-bar.tsx'
 import { JobScreen } from '../../renderer/app/screens/job-screen.tsx'
 import type { PagePayload } from '../../shared/payload.ts'
 
@@ -55,4 +66,25 @@ t.test('a job previewed as a draft is marked under its title; a published one is
   t.match(draft, new RegExp(`<h1>Adviseur</h1><p class="draft-marker">${DRAFT_MARKER_TEXT}</p>`))
   const live = renderToString(<JobScreen payload={payload('/werken-bij/adviseur', false, { entry: job(false) })} deferred={null} />)
   t.notMatch(live, 'draft-marker')
+})
+
+t.test("the bar's wording says what the preview shows: unpublished content, the published version, or no page", async (t) => {
+  const draft = { entry: { id: '1', isDraft: true, status: 'live' } }
+  const live = { entry: { id: '1', isDraft: false, status: 'live', revisionId: null } }
+  const cases = [
+    ['a draft', payload('/over-ons', true, draft), 'unpublished', PREVIEW_BAR_TEXT, undefined],
+    ['an entry not live', payload('/over-ons', true, { entry: { id: '1', isDraft: false, status: 'disabled' } }), 'unpublished', PREVIEW_BAR_TEXT, undefined],
+    ['only live content (an unknown token)', payload('/over-ons', true, live), 'published', PREVIEW_BAR_PUBLISHED, PREVIEW_BAR_PUBLISHED_DETAIL],
+    ['no page', { ...payload('/over-ons', true, live), status: 404 }, 'missing', PREVIEW_BAR_MISSING, PREVIEW_BAR_MISSING_DETAIL],
+    ['a page that failed otherwise', { ...payload('/over-ons', true, live), status: 500 }, 'unpublished', PREVIEW_BAR_TEXT, undefined],
+  ] as const
+  for (const [label, page, shows, text, detail] of cases) {
+    t.equal(previewShows(page), shows, `${label}: ${shows}`)
+    const html = renderToString(<PreviewBar fullPath={page.fullPath} shows={shows} />)
+    t.match(html, `<strong>${text}</strong>`, `${label}: says so`)
+    if (detail) t.match(html, detail, `${label}: and what to do`)
+    else t.notMatch(html, 'voorbeeldlink', `${label}: nothing about the link`)
+    t.match(html, `>${PREVIEW_BAR_BUTTON}</button>`, `${label}: the way out`)
+    t.match(html, `data-shows="${shows}"`)
+  }
 })
