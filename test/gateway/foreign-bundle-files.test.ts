@@ -14,9 +14,9 @@ import { startSystem } from '../helpers/system.ts'
 /** One byte over the bound of one file taken from a renderer (MAX_ASSET_BYTES in renderer-pool.ts). */
 const OVER_BOUND = 4 * 1024 * 1024 + 1
 const files: Record<string, (res: ServerResponse) => void> = {
-  '/assets/app-FITS0001.js': (res) => res.writeHead(200, { 'content-type': 'text/javascript', 'content-length': '15', [RENDERER_BUILD_HEADER]: 'other' }).end('console.log(1)\n'),
+  '/assets/app-FITSAAAB.js': (res) => res.writeHead(200, { 'content-type': 'text/javascript', 'content-length': '15', [RENDERER_BUILD_HEADER]: 'other' }).end('console.log(1)\n'),
   // Sent chunked: no Content-Length, so no length known before it is read.
-  '/assets/app-CHUNKED1.js': (res) => {
+  '/assets/app-CHUNKEDA.js': (res) => {
     res.writeHead(200, { 'content-type': 'text/javascript', [RENDERER_BUILD_HEADER]: 'other' })
     res.write('console.log(')
     res.end('2)\n')
@@ -62,16 +62,16 @@ const get = async (path: string) => {
 }
 
 t.test('a file the renderer sends with its length, within the bound, is served', async (t) => {
-  const file = await get('/assets/app-FITS0001.js')
+  const file = await get('/assets/app-FITSAAAB.js')
   t.same([file.status, file.text], [200, 'console.log(1)\n'])
   t.match(file.type, 'text/javascript')
 })
 
 t.test('a file sent without Content-Length is not taken: the 404 page', async (t) => {
-  const file = await get('/assets/app-CHUNKED1.js')
+  const file = await get('/assets/app-CHUNKEDA.js')
   t.equal(file.status, 404)
   t.notMatch(file.text, 'console.log(2)')
-  t.equal(asked['/assets/app-CHUNKED1.js'], 1, 'the renderer was asked')
+  t.equal(asked['/assets/app-CHUNKEDA.js'], 1, 'the renderer was asked')
 })
 
 t.test('a file over the memory bound is not taken: the 404 page', async (t) => {
@@ -82,6 +82,6 @@ t.test('a file over the memory bound is not taken: the 404 page', async (t) => {
 })
 
 t.test('a file no renderer has, asked twice, is asked of the renderers once', async (t) => {
-  for (const round of [1, 2]) t.equal((await get('/assets/app-MISSING1.js')).status, 404, `asked ${round}: the 404 page`)
-  t.equal(asked['/assets/app-MISSING1.js'], 1, 'the second time from what the gateway remembers')
+  for (const round of [1, 2]) t.equal((await get('/assets/app-MISSINGA.js')).status, 404, `asked ${round}: the 404 page`)
+  t.equal(asked['/assets/app-MISSINGA.js'], 1, 'the second time from what the gateway remembers')
 })
