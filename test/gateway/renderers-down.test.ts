@@ -12,16 +12,17 @@ import { until as reached } from '../helpers/until.ts'
  * While hanging it keeps the request lines it read, to tell probes from renders.
  */
 async function rendererProxy(t: Test) {
-  const state = { mode: 'pass' as 'pass' | 'hang', target: undefined as URL | undefined, requestLines: [] as string[] }
+  const state = { mode: 'pass' as 'pass' | 'hang', freezeAtRender: false, target: undefined as URL | undefined, requestLines: [] as string[] }
   const open = new Set<Socket>()
   /** The connections being forwarded, each with the renderer's end. */
   const piped = new Map<Socket, Socket>()
   /** Reads what arrives on a hung connection, keeping its request lines; writes nothing back. */
+  const requestLinesOf = (text: string): string[] => [...text.matchAll(/^(GET|POST|HEAD) (\S+) HTTP\/1\.1\r\n/gm)].map((match) => `${match[1]} ${match[2]}`)
   const swallow = (socket: Socket): void => {
     let text = ''
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('latin1')
-      for (const match of text.matchAll(/^(GET|POST|HEAD) (\S+) HTTP\/1\.1\r\n/gm)) state.requestLines.push(`${match[1]} ${match[2]}`)
+      state.requestLines.push(...requestLinesOf(text))
       text = text.slice(text.lastIndexOf('\n') + 1)
     })
   }
@@ -35,7 +36,17 @@ async function rendererProxy(t: Test) {
     piped.set(socket, upstream)
     upstream.once('close', () => open.delete(upstream))
     upstream.on('error', () => socket.destroy())
-    socket.pipe(upstream).pipe(socket)
+    socket.on('data', (chunk: Buffer) => {
+      if (state.mode !== 'pass') return
+      const lines = requestLinesOf(chunk.toString('latin1'))
+      if (state.freezeAtRender && lines.some((line) => !line.endsWith('/healthz'))) {
+        freeze()
+        state.requestLines.push(...lines)
+        return
+      }
+      upstream.write(chunk)
+    })
+    upstream.pipe(socket)
     socket.once('close', () => {
       piped.delete(socket)
       upstream.destroy()
@@ -46,6 +57,20 @@ async function rendererProxy(t: Test) {
     for (const socket of open) socket.destroy()
     return new Promise<void>((resolve) => server.close(() => resolve()))
   })
+  /**
+   * From now on every connection hangs, the ones open now too (docker pause): nothing more is forwarded either way,
+   * nothing is cut. A probe in flight is not failed by a cut, so the renderer is marked down only once a probe
+   * times out (RENDERER_PROBE_TIMEOUT_MS), after the renders sent meanwhile.
+   */
+  const freeze = (): void => {
+    state.mode = 'hang'
+    state.requestLines.length = 0
+    for (const [socket, upstream] of piped) {
+      upstream.unpipe(socket)
+      upstream.pause()
+      swallow(socket)
+    }
+  }
   return {
     state,
     url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
@@ -55,20 +80,13 @@ async function rendererProxy(t: Test) {
       state.requestLines.length = 0
       for (const socket of open) socket.destroy()
     },
+    freeze,
     /**
-     * From now on every connection hangs, the ones open now too (docker pause): nothing more is forwarded either way,
-     * nothing is cut. A probe in flight is not failed by a cut, so the renderer is marked down only once a probe
-     * times out (RENDERER_PROBE_TIMEOUT_MS), after the renders sent meanwhile.
+     * Forwards everything until the first render arrives, then freezes (see freeze) with that render unanswered: the
+     * render has reached the renderer that hangs, whatever the machine's speed, and no probe has failed before it.
      */
-    freeze() {
-      state.mode = 'hang'
-      state.requestLines.length = 0
-      for (const [socket, upstream] of piped) {
-        socket.unpipe(upstream)
-        upstream.unpipe(socket)
-        upstream.pause()
-        swallow(socket)
-      }
+    freezeAtRender() {
+      state.freezeAtRender = true
     },
   }
 }
@@ -164,8 +182,9 @@ t.test('renders in flight to a renderer that hangs are given up when it is marke
   t.test('one of two renderers hangs mid-render: the render is sent again to the other', async (t) => {
     const { proxy, get } = await start(true)
     t.match(await get('/over-ons'), { status: 200 }, 'both renderers in turn')
-    // Frozen, not cut: a probe cut in flight would mark the renderer down before any render was sent to it.
-    proxy.freeze()
+    // Frozen, not cut, and only once a render has reached it: a probe failed before any render was sent (cut in flight,
+    // or timed out on a loaded machine) would mark the renderer down first, and nothing would be sent again.
+    proxy.freezeAtRender()
     // Round robin: of four renders at once, some go to the hung renderer first.
     const pages = ['/kantoren', '/disclaimer', '/privacy', '/contact']
     const answers = await Promise.all(pages.map((path) => get(path)))
