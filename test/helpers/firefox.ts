@@ -8,9 +8,19 @@ import { type System, type SystemEnv, startSystem } from './system.ts'
 
 export const FIREFOX = '/usr/bin/firefox-esr'
 
-/** Firefox, headless, with a fresh profile in a temporary folder (puppeteer's), so it starts as root too. */
-export function launchFirefox(): Promise<Browser> {
-  return puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true })
+/**
+ * Firefox, headless, with a fresh profile in a temporary folder (puppeteer's), so it starts as root too. A start
+ * on a loaded machine may take longer than puppeteer's 30 s, and a first start that fails is tried once more, with
+ * its error on stderr: the tests are about the site, not about how Firefox starts.
+ */
+export async function launchFirefox(): Promise<Browser> {
+  const launch = () => puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, timeout: 120_000 })
+  try {
+    return await launch()
+  } catch (error) {
+    console.error('firefox did not start, trying once more:', error)
+    return launch()
+  }
 }
 
 interface Teardown {
@@ -52,7 +62,16 @@ export async function openFirefoxPage(firefox: Browser, viewport: { width: numbe
   })
   page.on('pageerror', (error) => problems.push(`pageerror: ${error instanceof Error ? error.message : String(error)}`))
   page.on('request', (request) => requests.push(request.url()))
-  return { page, problems, requests, close: () => context.close() }
+  return { page, problems, requests, close: () => context.close().catch(alreadyClosed) }
+}
+
+/**
+ * Closing a context whose page is between two documents (a full load a test
+ * set off) can fail in puppeteer's WebDriver BiDi layer with "Browsing context
+ * already closed": the page is gone either way, which is what closing wants.
+ */
+function alreadyClosed(error: unknown): void {
+  if (!String(error).includes('Browsing context already closed')) throw error
 }
 
 /**
