@@ -99,10 +99,11 @@ for (const engine of engines) {
     await tab.visit('/over-ons')
     t.same(await tab.run(menuState, null), { open: false, rootClass: false, pageScrolls: true }, 'closed: the page scrolls')
     await tab.click('.menu-button')
-    await tab.until(() => document.querySelector<HTMLDetailsElement>('details.site-menu')?.open === true, null)
+    // The class follows the details' toggle event, which the browser fires in a task after the attribute changed.
+    await tab.until(() => document.querySelector<HTMLDetailsElement>('details.site-menu')?.open === true && document.getElementById('app')?.classList.contains('app--menu-open') === true, null)
     t.same(await tab.run(menuState, null), { open: true, rootClass: true, pageScrolls: false }, 'open: the class, and the page does not scroll')
     await tab.click('.menu-button')
-    await tab.until(() => document.querySelector<HTMLDetailsElement>('details.site-menu')?.open === false, null)
+    await tab.until(() => document.querySelector<HTMLDetailsElement>('details.site-menu')?.open === false && document.getElementById('app')?.classList.contains('app--menu-open') === false, null)
     t.same(await tab.run(menuState, null), { open: false, rootClass: false, pageScrolls: true }, 'closed again')
   })
 
