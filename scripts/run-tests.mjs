@@ -4,7 +4,7 @@
 // repeated, with its file, its subtests and the start of its diagnostics, just
 // above that line: CI keeps only the tail of a long run's output.
 // TEST_NODE=current or TEST_NODE=image runs one of the two only.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { dirname } from 'node:path'
 import { ensureImageNode, imageNodeMajor } from './image-node.mjs'
 
@@ -108,6 +108,24 @@ function runTap(node) {
   })
 }
 
+/**
+ * tap builds its test class with the plugins package.json names (without
+ * @tapjs/typescript: tsx loads the TypeScript) only when a run finds the
+ * installed build differs, and that run still starts its files with the
+ * build npm installed. In a fresh clone the first run's files therefore got
+ * ts-node's loader too, whose resolver breaks puppeteer's import of
+ * chromium-bidi: every Firefox test file failed on the first Node, in CI
+ * only. Building first gives every file of every run the configured loaders.
+ */
+function buildTapPlugins() {
+  const build = spawnSync(process.execPath, ['node_modules/tap/dist/esm/run.mjs', 'build'], { stdio: 'inherit' })
+  if (build.status !== 0) {
+    console.error(`tap build failed (${build.status ?? build.signal})`)
+    process.exit(1)
+  }
+}
+
+buildTapPlugins()
 const line = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`
 const results = []
 for (const run of runs) {
