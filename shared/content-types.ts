@@ -148,8 +148,20 @@ export interface ArticleSummary extends LatestArticle {
   image: Image[]
 }
 
+/** An article's neighbour by post date, with the next one further in the same direction (shared/operations.ts articleNeighbours). */
+export interface NewerArticle extends LatestArticle {
+  newer?: LatestArticle | null
+}
+
+export interface OlderArticle extends LatestArticle {
+  older?: LatestArticle | null
+}
+
 export interface Article extends ArticleSummary {
   text: string | null
+  /** Absent in data made before articles had neighbours (a stored page's payload). */
+  newer?: NewerArticle | null
+  older?: OlderArticle | null
 }
 
 export interface Establishment extends EntryBase {

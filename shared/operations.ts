@@ -27,6 +27,7 @@ export type FixedOperationName =
   | 'NotFound'
   | 'Redirects'
   | 'Sitemap'
+  | 'EntriesAround'
 
 type PlainSingleTemplate = Exclude<SingleSectionTemplate, '{product}Home'>
 type WithoutProduct<T extends string> = T extends `{product}${infer Rest}` ? Rest : T
@@ -209,6 +210,20 @@ ${ENTRY_BASE}`,
   }
 }
 
+/**
+ * "Meer nieuws" under an article: its neighbours by post date in the news
+ * section, two newer (`prev`, as a channel lists newest first) and two older
+ * (`next`), of which the page shows the nearest HOME_LATEST_ARTICLES. Not the
+ * latest articles: then every article page would show, and be purged with,
+ * any change to them or any new article. This way an article is shown on at
+ * most four other article pages, and a new one changes only its neighbours'.
+ */
+function articleNeighbours(fields: string): string {
+  const around = `section: "${CHANNELS.topical.section}", site: $site, orderBy: "postDate DESC"`
+  return `newer: prev(${around}) { ${fields} newer: prev(${around}) { ${fields} } }
+    older: next(${around}) { ${fields} older: next(${around}) { ${fields} } }`
+}
+
 function articleDocuments(types: EntryTypes, features: SchemaFeatures): Pick<Operations, 'ArticleList' | 'LatestArticles' | 'ArticleBySlug'> {
   const article = types.channel('topical')
   const author = features.author ? ' author { fullName }' : ''
@@ -233,6 +248,7 @@ ${ENTRY_BASE}`,
     ArticleBySlug: `query ArticleBySlug($slug: [String], $site: [String]) {
   entry(section: "${CHANNELS.topical.section}", slug: $slug, site: $site) {
     ...EntryBase${author} ... on ${article} { intro text image { ...Image } }
+    ${articleNeighbours(latestArticle)}
   }
 }
 ${ENTRY_BASE}
@@ -256,8 +272,20 @@ ${ENTRY_BASE}`
 /** One group of the sitemap index (gateway/payload/sitemap.ts): the singles' sections, or one channel. */
 const SITEMAP_DOCUMENT = `query Sitemap($site: [String], $section: [String]) {
   entries(section: $section, site: $site) {
-    sectionHandle slug dateUpdated
+    id sectionHandle slug dateUpdated
   }
+}`
+
+/**
+ * The entries next to a post date in a section, the nearest newer and older
+ * (two of each: one may be the saved entry itself): a purge asks for them
+ * when an entry is new or moves in its section's order, since the pages of
+ * those entries, and the pages that show them, now show it too
+ * (gateway/cache/save-purge.ts). Never cached.
+ */
+const ENTRIES_AROUND_DOCUMENT = `query EntriesAround($section: [String], $site: [String], $newer: [String], $older: [String]) {
+  newer: entries(section: $section, site: $site, postDate: $newer, orderBy: "postDate ASC", limit: 2) { id }
+  older: entries(section: $section, site: $site, postDate: $older, orderBy: "postDate DESC", limit: 2) { id }
 }`
 
 function redirectsDocument(types: EntryTypes): string {
@@ -288,6 +316,7 @@ export function createOperations(product: string, version: CraftVersion = DEFAUL
     ...articleDocuments(types, features),
     EstablishmentList: establishmentListDocument(types),
     Sitemap: SITEMAP_DOCUMENT,
+    EntriesAround: ENTRIES_AROUND_DOCUMENT,
     Redirects: redirectsDocument(types),
     NotFound: notFoundDocument(types),
   }
@@ -298,7 +327,7 @@ export function createOperations(product: string, version: CraftVersion = DEFAUL
  * notFound entry is one cached answer for every 404, tagged with its section
  * like any other (a 404 used to cost a CMS call every time).
  */
-export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>()
+export const NEVER_CACHED_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>(['EntriesAround'])
 
 /** Fields that Craft delivers as HTML: sanitised by the gateway before anything caches or renders them. */
 export const RICH_TEXT_FIELDS: ReadonlySet<string> = new Set(['text', 'whatYouDo', 'whatYouBring', 'whatWeOffer', 'howToApply', 'coverage', 'exclusions'])

@@ -216,13 +216,14 @@ export const ROUTE_TEMPLATES: readonly RouteTemplate[] = [
     { id: 'topical', screen: 'topical', handle: '{product}TopicalOverview', paths: ['/topical', '/actueel'], canonical: '/actueel', paginated: true },
     articlePage,
   ),
-  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug', latestArticles(HOME_LATEST_ARTICLES + 1))),
+  // An article's "Meer nieuws" are its neighbours, in its own answer (shared/operations.ts articleNeighbours).
+  ...FIXED_ARTICLES.map((slug) => fixed(`article:${slug}`, 'article', `/actueel/${slug}`, slug, 'ArticleBySlug')),
   {
     id: 'article',
     screen: 'article',
     paths: ['/topical/:slug', '/actueel/:slug'],
     canonical: '/actueel/:slug',
-    loaders: () => [bySlug('ArticleBySlug'), latestArticles(HOME_LATEST_ARTICLES + 1)],
+    loaders: () => [bySlug('ArticleBySlug')],
   },
   singleWithLists(
     { id: 'establishments', screen: 'establishments', handle: '{product}Establishments', paths: ['/establishments', '/kantoren'], canonical: '/kantoren' },

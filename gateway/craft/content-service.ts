@@ -15,6 +15,7 @@ import {
   VariablesTooLargeError,
 } from '../errors.ts'
 import type { CraftClient, UpstreamAnswer } from './client.ts'
+import { KnownEntries } from './known-entries.ts'
 import { sanitizeAnswer } from './sanitize-rich-text.ts'
 import type { DroppedLink } from '../../shared/link-href.ts'
 
@@ -33,7 +34,12 @@ export interface AllowedOperation {
   variables: ReadonlySet<string>
   /** What every good answer has in `data`: the alias or name of each field the operation selects at its root. */
   rootKeys: readonly string[]
+  /** Whether it lists a section's entries (`entries` or `entryCount` at its root) rather than looking one up. */
+  lists: boolean
 }
+
+/** The root fields that list a section: their answers change when an entry joins, leaves or moves in it. */
+const LIST_FIELDS: ReadonlySet<string> = new Set(['entries', 'entryCount'])
 
 /** Which cache keeps an answer: the pages' own data, or what callers of /api asked for (never at the pages' expense). */
 export type CacheAudience = 'pages' | 'api'
@@ -55,13 +61,16 @@ function describeOperation(name: OperationName, query: string, document: Documen
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
   )
   const rootKeys = new Set<string>()
+  let lists = false
   const visited = new Set<string>()
   const collect = (selectionSet: SelectionSetNode): void => {
     for (const selection of selectionSet.selections) {
       // A selection under @include or @skip may rightly be missing from a good answer.
       if (selection.directives && selection.directives.length > 0) continue
-      if (selection.kind === Kind.FIELD) rootKeys.add((selection.alias ?? selection.name).value)
-      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet)
+      if (selection.kind === Kind.FIELD) {
+        rootKeys.add((selection.alias ?? selection.name).value)
+        if (LIST_FIELDS.has(selection.name.value)) lists = true
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet)
       else if (!visited.has(selection.name.value)) {
         visited.add(selection.name.value)
         const fragment = fragments.get(selection.name.value)
@@ -75,6 +84,7 @@ function describeOperation(name: OperationName, query: string, document: Documen
     query,
     variables: new Set(definition?.variableDefinitions?.map((variable) => variable.variable.name.value) ?? []),
     rootKeys: [...rootKeys],
+    lists,
   }
 }
 
@@ -126,27 +136,39 @@ interface Origins {
   entries: string[]
 }
 
-/** Sections (and global sets) and entry ids an answer was built from: what purges and CDN tags name. */
-function originsOf(query: string, variables: Record<string, unknown>, answer: UpstreamAnswer): Origins {
+/**
+ * What an answer was built from, as purges and CDN tags name it: `entry:<id>`
+ * for every entry in it, lists included; the handle of a global set it reads;
+ * and a section's handle where the answer depends on which entries the
+ * section has: a list of it, or a lookup that found none there (a new entry
+ * may be the one it looked for). A lookup that found its entry is not tagged
+ * with the section: a change to another entry of the section changes nothing
+ * in it. Each entry seen is handed to `remember` (a published answer's).
+ */
+function originsOf(operation: AllowedOperation, variables: Record<string, unknown>, answer: UpstreamAnswer, remember?: (record: Record<string, unknown>) => void): Origins {
+  const named = new Set<string>()
   const sections = new Set<string>()
+  const found = new Set<string>()
   const entries = new Set<string>()
-  for (const match of query.matchAll(SECTION_LITERAL)) if (match[1]) sections.add(match[1])
-  for (const match of query.matchAll(GLOBAL_SET_LITERAL)) if (match[1]) sections.add(match[1])
+  for (const match of operation.query.matchAll(SECTION_LITERAL)) if (match[1]) named.add(match[1])
+  for (const match of operation.query.matchAll(GLOBAL_SET_LITERAL)) if (match[1]) sections.add(match[1])
   const variable = variables.section
-  for (const value of Array.isArray(variable) ? variable : [variable]) if (typeof value === 'string') sections.add(value)
+  for (const value of Array.isArray(variable) ? variable : [variable]) if (typeof value === 'string') named.add(value)
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(walk)
     else if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>
       // An entry is what has a section; assets and global sets have ids too but are not entries.
       if (typeof record.sectionHandle === 'string') {
-        sections.add(record.sectionHandle)
+        found.add(record.sectionHandle)
         if (typeof record.id === 'string' || typeof record.id === 'number') entries.add(String(record.id))
+        remember?.(record)
       }
       for (const [key, inner] of Object.entries(record)) if (key !== 'sectionHandle') walk(inner)
     }
   }
   walk(answer.body.data)
+  for (const section of named) if (operation.lists || !found.has(section)) sections.add(section)
   return { sections: [...sections], entries: [...entries] }
 }
 
@@ -171,9 +193,13 @@ export class ContentService {
     private readonly onRequestCall: (context: RunContext) => void = () => undefined,
     /** Told of each link the cleaning of an answer drops (shared/link-href.ts). */
     private readonly onDroppedLink?: DroppedLink,
+    /** What the published answers said of each entry, for purges to compare a save with (save-purge.ts). */
+    readonly knownEntries = new KnownEntries(),
   ) {
     this.useOperations(operations)
   }
+
+  private readonly remember = (record: Record<string, unknown>): void => this.knownEntries.remember(record)
 
   /**
    * The documents to send from now on (in the naming Craft's schema uses), and
@@ -322,7 +348,7 @@ export class ContentService {
     const origins = new WeakMap<UpstreamAnswer, Origins>()
     const originsOfAnswer = (answer: UpstreamAnswer): Origins => {
       let found = origins.get(answer)
-      if (!found) origins.set(answer, (found = originsOf(operation.query, variables, answer)))
+      if (!found) origins.set(answer, (found = originsOf(operation, variables, answer, context.preview ? undefined : this.remember)))
       return found
     }
     if (key === undefined) {

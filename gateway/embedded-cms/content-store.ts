@@ -67,6 +67,8 @@ export interface EntryQuery {
   id?: string[] | null
   site?: string[] | null
   relatedTo?: string[] | null
+  /** Craft's date criteria: `">= 2026-01-01"`, `"< …"`, a date alone for that instant; several are any of them, or all after a leading `"and"`. */
+  postDate?: string[] | null
   orderBy?: string | null
   limit?: number | null
   offset?: number | null
@@ -118,6 +120,36 @@ const isEntry = (entry: StoredEntry | undefined): entry is StoredEntry => entry 
 function postedAt(entry: StoredEntry): number {
   const posted = entry.postDate === null ? Number.NaN : Date.parse(entry.postDate)
   return Number.isNaN(posted) ? Number.NEGATIVE_INFINITY : posted
+}
+
+const DATE_CRITERION = /^\s*(>=|<=|>|<|=|!=)?\s*(.+?)\s*$/
+
+/** Whether a post date (ms) meets one of Craft's date criteria; a criterion that is no date meets nothing. */
+function meetsDate(posted: number, criterion: string): boolean {
+  const [, operator = '=', value = ''] = DATE_CRITERION.exec(criterion) ?? []
+  const at = Date.parse(value)
+  if (Number.isNaN(at)) return false
+  switch (operator) {
+    case '>=':
+      return posted >= at
+    case '<=':
+      return posted <= at
+    case '>':
+      return posted > at
+    case '<':
+      return posted < at
+    case '!=':
+      return posted !== at
+    default:
+      return posted === at
+  }
+}
+
+/** Whether an entry meets a `postDate` argument as Craft reads it: any of the criteria, or all of them after `"and"`. */
+function meetsPostDate(entry: StoredEntry, criteria: readonly string[]): boolean {
+  const posted = postedAt(entry)
+  if (criteria[0]?.toLowerCase() === 'and') return criteria.slice(1).every((criterion) => meetsDate(posted, criterion))
+  return criteria.some((criterion) => meetsDate(posted, criterion))
 }
 
 /** How many of the ascending values are at most `value`. */
@@ -293,6 +325,7 @@ export class ContentStore {
       matches(query.slug, entry.slug) &&
       matches(query.uri, entry.uri) &&
       matches(ids, entry.id) &&
+      (!query.postDate || meetsPostDate(entry, query.postDate)) &&
       (!related || this.relatedIds(entry).some((id) => related.has(id)))
   }
 
@@ -328,13 +361,25 @@ export class ContentStore {
   }
 
   /**
+   * Craft's `prev` and `next` of an entry: the one before or after it among
+   * the entries of the criteria, in their order (a channel's newest first, so
+   * `prev` is the newer one); null when there is none or the entry is not
+   * among them.
+   */
+  adjacent(entry: StoredEntry, query: EntryQuery, token: string | undefined, step: -1 | 1): StoredEntry | null {
+    const all = this.findEntries({ ...query, limit: null, offset: null }, token)
+    const at = all.findIndex((other) => other.id === entry.id)
+    return at < 0 ? null : (all[at + step] ?? null)
+  }
+
+  /**
    * How many entries a query has (Craft's entryCount): for a query by
    * section alone, the section's size less its entries still pending, with
    * no list walked or sorted.
    */
   countEntries(query: EntryQuery, token: string | undefined): number {
     if (query.site && !query.site.includes(this.site)) return 0
-    const bySectionOnly = !query.type && !query.slug && !query.uri && !query.id && !query.relatedTo
+    const bySectionOnly = !query.type && !query.slug && !query.uri && !query.id && !query.relatedTo && !query.postDate
     if (token === undefined || !this.draftsById.has(token)) {
       if (bySectionOnly) {
         const { entries, futurePosts } = this.sortedList(query.section ?? undefined, undefined)

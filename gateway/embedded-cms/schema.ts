@@ -45,7 +45,7 @@ export function entryStatus(entry: Pick<StoredEntry, 'enabled' | 'postDate'>, no
   return posted <= now ? 'live' : 'pending'
 }
 
-const ENTRY_ARGS = `section: [String], type: [String], site: [String], slug: [String], uri: [String], id: [QueryArgument], relatedTo: [QueryArgument], orderBy: String`
+const ENTRY_ARGS = `section: [String], type: [String], site: [String], slug: [String], uri: [String], id: [QueryArgument], relatedTo: [QueryArgument], postDate: [String], orderBy: String`
 
 /** The native fields of Craft's EntryInterface that the embedded content has (Craft 5 adds `authors`). */
 function entryBaseFields(version: CraftVersion): string {
@@ -66,6 +66,8 @@ function entryBaseFields(version: CraftVersion): string {
   isRevision: Boolean
   revisionId: Int
   authorId: Int
+  prev(${ENTRY_ARGS}): EntryInterface
+  next(${ENTRY_ARGS}): EntryInterface
   author: UserInterface${version === 5 ? '\n  authorIds: [Int]\n  authors: [UserInterface]' : ''}`
 }
 
@@ -291,6 +293,8 @@ function entryResolvers(store: ContentStore): Resolvers {
     author: (entry) => store.usersByIds(entry.authorIds)[0] ?? null,
     authorIds: (entry) => (entry.authorIds ?? []).map(Number),
     authors: (entry) => store.usersByIds(entry.authorIds),
+    prev: ((entry: StoredEntry, args: EntryQuery, ctx: CmsContext) => store.adjacent(entry, args, ctx.token, -1)) as GraphQLFieldResolver<StoredEntry, CmsContext>,
+    next: ((entry: StoredEntry, args: EntryQuery, ctx: CmsContext) => store.adjacent(entry, args, ctx.token, 1)) as GraphQLFieldResolver<StoredEntry, CmsContext>,
   }
   return entryBase as Resolvers
 }

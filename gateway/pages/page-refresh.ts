@@ -42,7 +42,9 @@ export class PageRefresh {
     if (pageRefreshes.has(visit.cacheKey)) return true
     const release = pageCache.claimRevalidation(visit.cacheKey)
     if (!release) return false
-    const scheduled = pageRefreshes.schedule(visit.cacheKey, () => this.run(visit, release))
+    // A page a purge marked shows changed content: its refresh goes ahead of the pages that only expired.
+    const reason = pageCache.peek(visit.cacheKey)?.purged ? 'changed' : 'expired'
+    const scheduled = pageRefreshes.schedule(visit.cacheKey, () => this.run(visit, release), reason, release)
     if (scheduled === 'refused' || scheduled === 'running') release()
     return true
   }

@@ -5,6 +5,7 @@ import { API_PATH } from '../../shared/constants.ts'
 import { counter } from '../../shared/metrics.ts'
 import { TAG_PATTERN } from '../cache/cache-tags.ts'
 import { purgeLocally } from '../cache/purge-locally.ts'
+import { type SavedEntry, neighbourTags, parseSavedEntry, savePurgePlan } from '../cache/save-purge.ts'
 import { BadRequestError, PurgeLockedError, PurgeSecretError } from '../errors.ts'
 
 export const PURGE_PATH = `${API_PATH}/purge`
@@ -42,6 +43,22 @@ class PurgeFailures {
 
   fail(address: string): void {
     this.failures.set(address, (this.failures.get(address) ?? 0) + 1)
+  }
+}
+
+/** What a save purges (save-purge.ts), the neighbours of a new place asked of the CMS; undefined neighbours when it could not answer. */
+async function tagsOfSave(app: FastifyInstance, request: FastifyRequest, saved: SavedEntry): Promise<{ tags: string[]; neighbours?: string[] | 'failed'; lists?: string }> {
+  const plan = savePurgePlan(saved, app.content.knownEntries.get(saved.id))
+  if (plan.neighboursAt === undefined) return { tags: plan.tags, ...(plan.listsBecause ? { lists: plan.listsBecause } : {}) }
+  const around = { section: [saved.section], site: [app.config.siteHandle], newer: [`>= ${plan.neighboursAt}`], older: [`< ${plan.neighboursAt}`] }
+  try {
+    const { answer } = await app.content.runNamed('EntriesAround', around, { token: app.config.craftToken, preview: false, requestId: request.id })
+    const neighbours = neighbourTags(answer.body.data, saved.id)
+    return { tags: [...plan.tags, ...neighbours], neighbours, lists: plan.listsBecause }
+  } catch (error) {
+    // The entry's own pages and its section's lists are purged all the same; its new neighbours' pages age out.
+    request.log.warn({ err: error, entry: saved.id }, 'the entries next to a saved entry could not be asked for: their pages are not purged')
+    return { tags: plan.tags, neighbours: 'failed', lists: plan.listsBecause }
   }
 }
 
@@ -84,15 +101,17 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
   }
   app.post(PURGE_PATH, { onRequest: checkSecret }, async (request) => {
     // No body purges everything; a JSON `null` is a mistake, not a request for that.
-    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown; hard?: unknown } | null
+    const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown; hard?: unknown; entry?: unknown } | null
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
     const { sections, tags, hard } = body
+    const saved = body.entry === undefined ? undefined : parseSavedEntry(body.entry)
     if (sections !== undefined && !isTagList(sections)) throw new BadRequestError('sections must be a list of section handles')
     if (tags !== undefined && !isTagList(tags)) throw new BadRequestError('tags must be a list of tags such as "jobs" or "entry:123"')
     if (hard !== undefined && typeof hard !== 'boolean') throw new BadRequestError('hard must be true or false')
     // Soft unless asked: stored pages and answers are marked stale, each page rendered again by one request while the others get it (docs/caching.md).
     const soft = hard !== true
-    const named = sections === undefined && tags === undefined ? undefined : [...new Set([...(sections ?? []), ...(tags ?? [])])]
+    const save = saved ? await tagsOfSave(app, request, saved) : undefined
+    const named = sections === undefined && tags === undefined && !save ? undefined : [...new Set([...(sections ?? []), ...(tags ?? []), ...(save?.tags ?? [])])]
     const { purged, pages } = purgeLocally(app, named, soft)
     const fromRedis = app.sharedCache ? await app.sharedCache.purge(named, soft) : undefined
     const shared = fromRedis?.fanOut ?? 'off'
@@ -103,7 +122,8 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
       missed.inc()
       request.log.warn({ tags: named ?? 'all', purged, pages }, 'purge found nothing in redis while memory held entries')
     }
-    request.log.info({ tags: named ?? 'all', purged, pages, shared, hard: !soft, sharedDropped: fromRedis?.dropped ?? null }, 'cache purged')
-    return { purged, pages, sections: sections ?? null, tags: tags ?? null, hard: !soft, shared, sharedDropped: fromRedis?.dropped ?? null, sharedMissed }
+    request.log.info({ tags: named ?? 'all', purged, pages, shared, hard: !soft, sharedDropped: fromRedis?.dropped ?? null, lists: save?.lists ?? null }, 'cache purged')
+    const entry = saved && save ? { id: saved.id, tags: save.tags, lists: save.lists ?? null, neighbours: save.neighbours ?? null } : null
+    return { purged, pages, sections: sections ?? null, tags: tags ?? null, entry, hard: !soft, shared, sharedDropped: fromRedis?.dropped ?? null, sharedMissed }
   })
 }

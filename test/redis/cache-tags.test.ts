@@ -23,8 +23,10 @@ const content = shippedContent()
 const routes = createRouteTable(DEFAULT_SITE_HANDLE)
 const operations = createOperations(DEFAULT_SITE_HANDLE)
 
-/** A section's handle and the tags of its entries, as the content holds them: what purges name. */
-const sectionTags = (section: string): string[] => [section, ...content.findEntries({ section: [section] }, undefined).map((entry) => `entry:${entry.id}`)]
+/** The tags of a section's entries, as the content holds them. */
+const entryTagsOf = (section: string): string[] => content.findEntries({ section: [section] }, undefined).map((entry) => `entry:${entry.id}`)
+/** A list of a section: its handle (a new entry changes it) and its entries' tags: what purges name. */
+const sectionTags = (section: string): string[] => [section, ...entryTagsOf(section)]
 
 /**
  * The queries a list page is built from (its route's loaders: the site's settings, its single, the list of
@@ -35,7 +37,8 @@ function listPage(path: string, listed: string): { loader: string; key: string; 
   const handle = match.kind === 'route' ? match.route.handle : undefined
   if (match.kind !== 'route' || !handle) throw new Error(`${path} is no list page`)
   const { route, params } = match
-  const tags: Record<string, string[]> = { site: [SITE_SETTINGS_HANDLE], page: sectionTags(handle), [listed]: sectionTags(listed) }
+  // A single that was found is tagged with its entry only: another entry of its section changes nothing in it.
+  const tags: Record<string, string[]> = { site: [SITE_SETTINGS_HANDLE], page: entryTagsOf(handle), [listed]: sectionTags(listed) }
   return route.loaders.map((loader) => ({
     loader: loader.key,
     key: queryCacheKey(operations[loader.operation], loader.variables({ site: routes.product, params, page: 1 })),

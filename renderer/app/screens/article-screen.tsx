@@ -5,7 +5,7 @@ import { ContentImage } from '../components/content-image.tsx'
 import { pathOfUri, publicationDate } from '../components/format.ts'
 import { PageIntro } from './common.tsx'
 import type { ScreenJsonLd } from '../structured-data.ts'
-import { type ScreenProps, dataOf, entriesOf } from './types.ts'
+import { type ScreenProps, dataOf } from './types.ts'
 
 /** The image is as wide as the text column (46rem, .article-image), or the container less its padding (1.25rem a side). */
 const ARTICLE_IMAGE_SIZES = '(min-width: 48.5rem) 46rem, calc(100vw - 2.5rem)'
@@ -33,7 +33,7 @@ export function ArticleScreen({ payload }: ScreenProps) {
         ) : null}
         <RichText html={article.text} />
         <ShareLinks title={article.title} url={payload.siteUrl && payload.canonicalPath ? `${payload.siteUrl}${payload.canonicalPath}` : undefined} />
-        <MoreArticles articles={entriesOf<LatestArticle>(payload, 'latestArticles').filter((other) => other.id !== article.id).slice(0, HOME_LATEST_ARTICLES)} />
+        <MoreArticles articles={moreToRead(article)} />
         <p>
           <a href="/actueel">Al het nieuws</a>
         </p>
@@ -74,7 +74,18 @@ function ShareLinks({ title, url }: { title: string; url: string | undefined }) 
   )
 }
 
-/** The latest articles but this one: something more to read at the end of an article. */
+/**
+ * Something more to read at the end of an article: its nearest neighbours by
+ * post date, the older one first, then the newer, then the next of each
+ * (shared/operations.ts articleNeighbours), shown newest first.
+ */
+export function moreToRead(article: Article): LatestArticle[] {
+  const nearest = [article.older, article.newer, article.older?.older, article.newer?.newer].filter((other): other is LatestArticle => !!other && other.id !== article.id)
+  const posted = (entry: LatestArticle): number => Date.parse(entry.postDate ?? '') || 0
+  return nearest.slice(0, HOME_LATEST_ARTICLES).sort((a, b) => posted(b) - posted(a))
+}
+
+/** Neighbouring articles: something more to read at the end of an article. */
 function MoreArticles({ articles }: { articles: readonly LatestArticle[] }) {
   if (articles.length === 0) return null
   return (
