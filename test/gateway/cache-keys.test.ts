@@ -158,8 +158,8 @@ t.test('a slug the CMS does not know: one call for the slug and the sitemap besi
   t.equal((await get(system, '/sitemap.xml')).status, 200)
   t.same(
     upstream.calls.slice(callsBefore).map((call) => call.operationName).sort(),
-    ['ArticleBySlug', 'LatestArticles', 'Sitemap', 'Sitemap', 'Sitemap', 'Sitemap'],
-    'the article query, the latest articles (one answer for every article) and one sitemap group per purged section, once each',
+    ['ArticleBySlug', 'Sitemap', 'Sitemap', 'Sitemap', 'Sitemap'],
+    'the article query (with its neighbours) and one sitemap group per purged section, once each',
   )
   const calls = upstream.calls.length
   const others = await all(system, Array.from({ length: 40 }, (_, i) => [`/actueel/nog-een-${i}`, `/werken-bij/geen-vacature-${i}`, `/onze-verzekeringen/geen-${i}`, `/services/geen-${i}`][i % 4] as string))

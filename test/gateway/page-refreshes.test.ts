@@ -69,3 +69,56 @@ t.test('a failing refresh frees its place; close drops the waiting ones and refu
   await refreshes.idle()
   t.notOk(waiting.started, 'the dropped one never ran')
 })
+
+t.test("a changed page's refresh goes ahead of expired pages', and takes the last one's place in a full queue", async (t) => {
+  const refreshes = new PageRefreshes({ maxInFlight: 1, maxQueued: 2 })
+  const order: string[] = []
+  const dropped: string[] = []
+  const first = held()
+  refreshes.schedule('/bezig', first.run)
+  const runOf = (key: string) => () => {
+    order.push(key)
+    return Promise.resolve()
+  }
+  t.equal(refreshes.schedule('/verlopen-1', runOf('/verlopen-1'), 'expired', () => dropped.push('/verlopen-1')), 'queued')
+  t.equal(refreshes.schedule('/verlopen-2', runOf('/verlopen-2'), 'expired', () => dropped.push('/verlopen-2')), 'queued')
+  t.equal(refreshes.schedule('/verlopen-3', runOf('/verlopen-3'), 'expired'), 'refused', 'the queue is full for an expired page')
+  t.equal(refreshes.schedule('/gewijzigd', runOf('/gewijzigd'), 'changed'), 'queued', 'a changed page still gets a place')
+  t.same(dropped, ['/verlopen-2'], 'the expired page that came last gave it up, and was told')
+  t.notOk(refreshes.has('/verlopen-2'), 'it has no refresh now: its next request asks again')
+  t.equal(refreshes.queued, 2, 'the bound holds')
+  t.equal(refreshes.schedule('/gewijzigd-2', runOf('/gewijzigd-2'), 'changed'), 'queued', 'another changed page takes the last expired place')
+  t.equal(refreshes.schedule('/gewijzigd-3', runOf('/gewijzigd-3'), 'changed'), 'refused', 'changed pages never drop each other')
+  first.finish()
+  await refreshes.idle()
+  t.same(order, ['/gewijzigd', '/gewijzigd-2'], 'the changed pages ran first, in their order')
+  t.same(dropped, ['/verlopen-2', '/verlopen-1'])
+})
+
+t.test('closing drops the waiting refreshes and tells each', async (t) => {
+  const refreshes = new PageRefreshes({ maxInFlight: 1, maxQueued: 2 })
+  const first = held()
+  const dropped: string[] = []
+  refreshes.schedule('/bezig', first.run)
+  refreshes.schedule('/wacht', held().run, 'changed', () => dropped.push('/wacht'))
+  refreshes.close()
+  t.same(dropped, ['/wacht'])
+  first.finish()
+  await refreshes.idle()
+})
+
+t.test('a changed page asked for after an expired one still runs before it', async (t) => {
+  const refreshes = new PageRefreshes({ maxInFlight: 1, maxQueued: 2 })
+  const order: string[] = []
+  const first = held()
+  refreshes.schedule('/bezig', first.run)
+  const runOf = (key: string) => () => {
+    order.push(key)
+    return Promise.resolve()
+  }
+  refreshes.schedule('/verlopen', runOf('/verlopen'))
+  refreshes.schedule('/gewijzigd', runOf('/gewijzigd'), 'changed')
+  first.finish()
+  await refreshes.idle()
+  t.same(order, ['/gewijzigd', '/verlopen'])
+})
