@@ -295,7 +295,8 @@ const firstContainer = (service) => {
   return id
 }
 const ABOUT = '/over-ons'
-const ABOUT_SECTION = `${process.env.SITE_HANDLE ?? 'havenborg'}About`
+/** The about page's entry: its page is tagged with it (a single that was found is not tagged with its section). */
+const ABOUT_TAG = 'entry:102'
 const titleOf = (html) => /<h1[^>]*>([^<]*)</.exec(html)?.[1] ?? ''
 
 const editedGateways = new Set()
@@ -316,7 +317,7 @@ async function purgeAbout(hard) {
     dispatcher: TLS_AGENT,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-purge-secret': secret },
-    body: JSON.stringify({ sections: [ABOUT_SECTION], hard }),
+    body: JSON.stringify({ tags: [ABOUT_TAG], hard }),
   })
   return { status: response.status, ...(await response.json().catch(() => ({}))) }
 }

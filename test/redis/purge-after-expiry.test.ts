@@ -15,18 +15,20 @@ const pair = await startSharedPair({ PAGE_CACHE_TTL_MS: '1000', CACHE_TTL_MS: '6
 t.teardown(() => pair.close())
 
 const ABOUT = '/over-ons'
-const SECTION = `${DEFAULT_SITE_HANDLE}About`
+/** The about page's entry: a single that was found is tagged with its entry, which the webhook's save purges. */
+const ABOUT_ID = '102'
+const TAG = `entry:${ABOUT_ID}`
 const pageKey = `${DEFAULT_SITE_HANDLE}:q:page:${ABOUT}`
 
 /** An editor saves the about page with a new title. */
 function retitle(title: string): void {
   const files = ContentStore.readDirectory(loadGatewayConfig({}).contentDir)
-  for (const file of files) for (const entry of file.entries ?? []) if (entry.id === '102') entry.title = title
+  for (const file of files) for (const entry of file.entries ?? []) if (entry.id === ABOUT_ID) entry.title = title
   pair.upstream.content.replace(files)
 }
 
 async function purge(hard = false): Promise<Record<string, unknown>> {
-  const answer = await sendPurge(pair.a.url, { sections: [SECTION], hard }, { secret: PAIR_PURGE_SECRET })
+  const answer = await sendPurge(pair.a.url, { tags: [TAG], hard }, { secret: PAIR_PURGE_SECRET })
   t.equal(answer.status, 200)
   return answer.json
 }
@@ -63,7 +65,7 @@ t.test('a purge after the pages expired in Redis still drops the answers they we
   )
   // Past the page's lifetime: Redis dropped the page (the answers it was built from stay a minute).
   t.ok(await within(20_000, async () => (await pair.redis.client.exists(pageKey)) === 0, 20), 'the page expired in redis')
-  t.equal(await pair.redis.client.exists(`${DEFAULT_SITE_HANDLE}:t:${SECTION}`), 1, 'the tag set outlives the page that named it last')
+  t.equal(await pair.redis.client.exists(`${DEFAULT_SITE_HANDLE}:t:${TAG}`), 1, 'the tag set outlives the page that named it last')
   retitle('Over Havenborg, tweede wijziging')
   const second = await purge()
   t.equal(second.shared, 'ok')
