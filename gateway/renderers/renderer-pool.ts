@@ -218,6 +218,8 @@ export class RendererPool {
       // Past RENDER_STALL_MS without an answer: suspect, and given up when another renderer can take its one retry or
       // a stored page can answer; else waited on (a slow renderer's page is better than none).
       const watch = watchStall(this.options.stallMs, giveUp, () => {
+        // Given up already (the member was found hung meanwhile): on its way to the next member.
+        if (!member.inFlight.has(giveUp)) return false
         this.suspect(member)
         const retry = !stalled && order.some((other, k) => k > i && isRetryTarget(other))
         const gaveUp = retry || options.standIn?.() === true
