@@ -42,7 +42,9 @@ export class RenderStage {
     const started = renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
       visit.showsPreview(prepared.showsPreview)
       if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
-      return app.admission.render(origin, () => app.renderers.render(path, headers, prepared.body))
+      // A render that stalls gives way to the stored page, when there is one and a visitor waits for it (RENDER_STALL_MS).
+      const standIn = (): boolean => !visit.refresh && visit.useCache && app.pageCache.stale(visit.cacheKey) !== undefined
+      return app.admission.render(origin, () => app.renderers.render(path, headers, prepared.body, { standIn }))
     })
     started.catch(() => undefined)
     return started

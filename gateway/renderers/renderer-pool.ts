@@ -1,19 +1,11 @@
-import type { Readable } from 'node:stream'
-import { Agent, request } from 'undici'
-import {
-  CSP_NONCE_HEADER,
-  DNS_FAILURE_LOG_INTERVAL_MS,
-  RENDERER_COMMIT_WINDOW_MS,
-  RENDERER_CONNECT_TIMEOUT_MS,
-  RENDERER_PROBE_BACKOFF_START_MS,
-  RENDERER_PROBE_JITTER,
-  RENDERER_BUILD_HEADER,
-  RENDERER_PROBE_TIMEOUT_MS,
-} from '../../shared/constants.ts'
-import { MAX_RENDER_TAGS_LENGTH, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner, speaksThisVersion } from '../../shared/render-protocol/index.ts'
+import { Agent } from 'undici'
+import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDERER_CONNECT_TIMEOUT_MS, RENDERER_PROBE_BACKOFF_START_MS, RENDERER_PROBE_JITTER } from '../../shared/constants.ts'
+import { MAX_RENDER_TAGS_LENGTH, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner } from '../../shared/render-protocol/index.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { GiveUp, type RendererAnswer, discardAnswer, sendRender } from './render-exchange.ts'
+import { RenderStalledError, watchStall } from './render-stall.ts'
+import { type BuildAsset, type CheckResult, checkHealth, fetchBuildAsset, fromRenderer, isClosingAnswer, ofAnotherProtocol } from './renderer-requests.ts'
 import { NotARendererError, RenderProtocolMismatchError, RendererDownError, RendererUnavailableError } from '../errors.ts'
 import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
 
@@ -22,6 +14,8 @@ import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRe
  * trailers (the outcome, the page's tags) once it has ended. Its tags: answerTags (render-exchange.ts).
  */
 export type RenderResponse = RendererAnswer
+
+export { type BuildAsset, fromRenderer }
 
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
 export const discard: (rendered: RenderResponse) => void = discardAnswer
@@ -49,21 +43,6 @@ const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 
  * already waited a whole render timeout.
  */
 const UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT'])
-
-/**
- * A health check that had no answer in its time: the renderer (or its host) hangs, and so do the renders sent to it.
- * A check that is refused, reset or answered with an error says otherwise: the renderer is closing (a draining one
- * answers 503 on its kept-alive connections and refuses new ones) or gone (its sockets reset, which ends its renders
- * by itself), and a closing renderer finishes the renders it already has.
- */
-const PROBE_UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])
-
-/**
- * A health check's outcome: passed; failed with an answer or a refusal (closing, gone); never answered (hung); or
- * answered by something that is not a renderer (a proxy on the default route of a gateway cut from the renderers'
- * network): the renderer is out of reach, and the renders on its connections are as lost as a hung one's.
- */
-type CheckResult = 'passed' | 'failed' | 'unanswered' | 'stranger'
 
 /** Why a member is marked down: it hangs (its renders in flight are given up), or it is closing or gone (they are left to finish or fail by themselves). */
 type DownCause = 'hung' | 'closing'
@@ -105,6 +84,21 @@ export interface RendererPoolOptions {
   timers?: ProbeTimers
   /** Draws each down member's probe delay within its jitter (0..1). */
   random?: () => number
+  /** RENDER_STALL_MS: how long a render waits for its answer before it may go to another renderer or the stored page; undefined: no bound. */
+  stallMs?: number
+  /** A render stalled on a renderer: what answers it now (`then`). */
+  onStall?: (origin: string, then: 'another renderer' | 'the stored page' | 'waited on') => void
+  /** A renderer became suspect of a stall (it gets no render while another is up), or its health check cleared it. */
+  onSuspect?: (origin: string, suspect: boolean) => void
+}
+
+/** What one render may fall back on besides the renderers. */
+export interface RenderOptions {
+  /**
+   * Whether a stored page would answer the visitor if this render failed now: a render that stalls with no other
+   * renderer to go to is then given up; else it is waited on.
+   */
+  standIn?: () => boolean
 }
 
 export interface PoolMember {
@@ -115,16 +109,9 @@ export interface PoolMember {
   build: string | undefined
   /** Whether it speaks this gateway's render protocol, as its last health check or render said (undefined: not known yet). */
   sameProtocol: boolean | undefined
+  /** A render stalled on it (RENDER_STALL_MS) and no health check has passed since: sent renders only when no other is up. */
+  suspect: boolean
 }
-
-/** A file of a renderer's build (its client bundle), as the gateway passes it on. */
-export interface BuildAsset {
-  body: Buffer
-  contentType: string
-}
-
-/** The largest client-bundle file taken from a renderer: the bundle's files are tens of KB. */
-const MAX_ASSET_BYTES = 4 * 1024 * 1024
 
 interface Member extends RendererAddress {
   base: URL
@@ -139,25 +126,17 @@ interface Member extends RendererAddress {
   inFlight: Set<GiveUp>
   build: string | undefined
   sameProtocol: boolean | undefined
+  suspect: boolean
 }
 
-/** Fastify's answer while it closes (return503OnClosing) is JSON; a rendered 503 page is HTML and goes to the visitor. */
-function isClosingAnswer(statusCode: number, headers: RenderResponse['headers']): boolean {
-  const type = headers['content-type']
-  return statusCode === 503 && !(typeof type === 'string' && type.startsWith('text/html'))
+/** An answer the render does not take: it goes to the next member; `error` is what the render fails with if none is left. */
+class Skipped {
+  constructor(readonly error: Error | undefined) {}
 }
 
-/**
- * Whether an answer came from a renderer: it says its build (RENDERER_BUILD_HEADER). A renderer of a build from
- * before that header says so by the CSP nonce of its page, so a roll from such a build keeps its renderers.
- */
-export function fromRenderer(headers: RenderResponse['headers']): boolean {
-  return headers[RENDERER_BUILD_HEADER] !== undefined || headers[CSP_NONCE_HEADER] !== undefined
-}
-
-/** Whether an answer from a renderer is of another protocol version: it names another, or none (a release before the version). */
-function ofAnotherProtocol(headers: RenderResponse['headers']): boolean {
-  return fromRenderer(headers) && !speaksThisVersion(headers[RENDER_PROTOCOL_HEADER])
+/** Up, of this protocol and not suspect: a renderer a stalled render may go to. */
+function isRetryTarget(member: Member): boolean {
+  return member.up && member.sameProtocol !== false && !member.suspect
 }
 
 /**
@@ -168,6 +147,10 @@ function ofAnotherProtocol(headers: RenderResponse['headers']): boolean {
  * back in turn once a probe (its /healthz, in the background) passes, and its
  * probes back off while it stays down. With no renderer up, a render fails at
  * once, without a connection attempt, so a stored page can stand in at once.
+ * A render with no answer within RENDER_STALL_MS (a paused renderer) is given
+ * up and sent once to another renderer up, or left to the stored page; the
+ * renderer is suspect (last in turn) until its health check, asked at once,
+ * passes or marks it down.
  */
 export class RendererPool {
   private next = 0
@@ -208,63 +191,60 @@ export class RendererPool {
 
   /** Current members, for logs and tests. */
   list(): PoolMember[] {
-    return this.members.map(({ origin, host, up, build, sameProtocol }) => ({ origin, host, up, build, sameProtocol }))
+    return this.members.map(({ origin, host, up, build, sameProtocol, suspect }) => ({ origin, host, up, build, sameProtocol, suspect }))
   }
 
   /**
    * Renders a page from `body` (its render request: the page's data and its tags), sent whole or as a reference
    * to it when the renderer kept it, to a renderer of this gateway's render protocol.
    */
-  async render(pathWithQuery: string, headers: Record<string, string>, body: RenderBody): Promise<RenderResponse> {
+  async render(pathWithQuery: string, headers: Record<string, string>, body: RenderBody, options: RenderOptions = {}): Promise<RenderResponse> {
     await this.resolved
-    const members = this.members
     // The path as undici sends it (the URL parser may encode or normalise it), signed as such: alike for every member.
     const { pathname, search } = new URL(rendererUrl(BASE_FOR_PATHS, pathWithQuery))
     const path = `${pathname}${search}`
-    const start = this.next++
+    const order = this.turnOrder()
     let lastError: unknown
     let retriedReset = false
-    for (let i = 0; i < members.length; i++) {
-      const member = members[(start + i) % members.length] as Member
+    let stalled = false
+    for (let i = 0; i < order.length; i++) {
+      const member = order[i] as Member
       // Down (found out by this render, another or a probe): skipped until a probe passes. Of another protocol: skipped
-      // while it says so (a roll, one service rolled back), without being marked down.
-      if (!member.up || member.sameProtocol === false) continue
+      // while it says so (a roll, one service rolled back), without being marked down. After a stall, the one retry
+      // goes to a renderer that is not suspect itself.
+      if (!member.up || member.sameProtocol === false || (stalled && member.suspect)) continue
       const giveUp = new GiveUp()
       member.inFlight.add(giveUp)
+      // Past RENDER_STALL_MS without an answer: suspect, and given up when another renderer can take its one retry or
+      // a stored page can answer; else waited on (a slow renderer's page is better than none).
+      const watch = watchStall(this.options.stallMs, giveUp, () => {
+        // Given up already (the member was found hung meanwhile): on its way to the next member.
+        if (!member.inFlight.has(giveUp)) return false
+        this.suspect(member)
+        const retry = !stalled && order.some((other, k) => k > i && isRetryTarget(other))
+        const gaveUp = retry || options.standIn?.() === true
+        this.options.onStall?.(member.origin, gaveUp ? (retry ? 'another renderer' : 'the stored page') : 'waited on')
+        return gaveUp
+      })
       try {
         const target = { origin: member.base.origin, host: member.host, keptAs: member.origin }
         const response = await sendRender(this.agent, this.signer, target, path, headers, body, giveUp)
-        if (ofAnotherProtocol(response.headers)) {
-          discard(response)
-          member.sameProtocol = false
-          const said = response.headers[RENDER_PROTOCOL_HEADER]
-          lastError = new RenderProtocolMismatchError(`${member.origin} speaks render protocol ${typeof said === 'string' ? said : '(none)'}, this gateway ${RENDER_PROTOCOL_VERSION}`)
-          this.options.onProtocolMismatch?.(member.origin, typeof said === 'string' ? said : undefined)
-          continue
-        }
-        member.sameProtocol = true
-        if (isClosingAnswer(response.statusCode, response.headers)) {
-          discard(response)
-          // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
-          this.markDown(member, 'closing (503)', 'closing')
-          continue
-        }
-        if (!fromRenderer(response.headers)) {
-          discard(response)
-          lastError = new NotARendererError(`${member.origin} answered ${response.statusCode} without a renderer's mark`)
-          // The renderer is out of reach at that address: the renders on its connections are given up too.
-          this.markDown(member, 'answered without a renderer\'s mark', 'hung')
-          continue
-        }
-        // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
-        const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
-        // Not put back in turn when it was marked down meanwhile: only a render to a closing (or gone) member finishes
-        // after that (a hung one's are given up), and a closing renderer that finishes its renders takes no new ones.
-        return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
+        // Answered (a streamed page's head): from here on a stall is the page's own, never retried.
+        watch.answered()
+        const taken = await this.taken(member, response)
+        if (!(taken instanceof Skipped)) return taken
+        lastError = taken.error ?? lastError
       } catch (error) {
         const code = (error as { code?: string }).code ?? ''
         // Found hung while this render waited on it (a hung renderer fails its probes long before RENDER_TIMEOUT_MS): the next member, if one is up.
         if (error instanceof RendererDownError) {
+          lastError = error
+          continue
+        }
+        // Given up past RENDER_STALL_MS: once to the next renderer up that is not suspect, else the stored page (the error).
+        if (error instanceof RenderStalledError) {
+          if (stalled) throw error
+          stalled = true
           lastError = error
           continue
         }
@@ -282,10 +262,51 @@ export class RendererPool {
         // the renders it has; a dead one's renders fail with their own sockets.
         this.markDown(member, code, 'closing')
       } finally {
+        watch.answered()
         member.inFlight.delete(giveUp)
       }
     }
     throw lastError ?? new RendererUnavailableError()
+  }
+
+  /** The members in this render's turn (round robin), those suspect of a stall last: sent a render only when no other is up. */
+  private turnOrder(): Member[] {
+    const members = this.members
+    const start = this.next++
+    const turn = members.map((_, i) => members[(start + i) % members.length] as Member)
+    return turn.some((member) => member.suspect) ? [...turn.filter((member) => !member.suspect), ...turn.filter((member) => member.suspect)] : turn
+  }
+
+  /**
+   * A renderer's answer taken as the page, or skipped (the render goes to the next member): one of another protocol, a
+   * closing renderer's 503, or an answer that no renderer sent.
+   */
+  private async taken(member: Member, response: RenderResponse): Promise<RenderResponse | Skipped> {
+    if (ofAnotherProtocol(response.headers)) {
+      discard(response)
+      member.sameProtocol = false
+      const said = response.headers[RENDER_PROTOCOL_HEADER]
+      this.options.onProtocolMismatch?.(member.origin, typeof said === 'string' ? said : undefined)
+      return new Skipped(new RenderProtocolMismatchError(`${member.origin} speaks render protocol ${typeof said === 'string' ? said : '(none)'}, this gateway ${RENDER_PROTOCOL_VERSION}`))
+    }
+    member.sameProtocol = true
+    if (isClosingAnswer(response.statusCode, response.headers)) {
+      discard(response)
+      // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
+      this.markDown(member, 'closing (503)', 'closing')
+      return new Skipped(undefined)
+    }
+    if (!fromRenderer(response.headers)) {
+      discard(response)
+      // The renderer is out of reach at that address: the renders on its connections are given up too.
+      this.markDown(member, 'answered without a renderer\'s mark', 'hung')
+      return new Skipped(new NotARendererError(`${member.origin} answered ${response.statusCode} without a renderer's mark`))
+    }
+    // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
+    const page = Buffer.isBuffer(response.body) ? response.body : await afterCommitWindow(response.body, RENDERER_COMMIT_WINDOW_MS)
+    // Not put back in turn when it was marked down meanwhile: only a render to a closing (or gone) member finishes
+    // after that (a hung one's are given up), and a closing renderer that finishes its renders takes no new ones.
+    return { statusCode: response.statusCode, headers: response.headers, body: page, trailers: response.trailers }
   }
 
   /** Whether at least one renderer answers its health check now (readiness); every member's state follows the answers. */
@@ -309,29 +330,12 @@ export class RendererPool {
   }
 
   private async check(member: Member): Promise<CheckResult> {
-    try {
-      const response = await request(new URL('/healthz', member.base), {
-        dispatcher: this.agent,
-        headers: { host: member.host },
-        headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
-        bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
-      })
-      // A renderer marks its answers; one closing answers before its hooks run (Fastify's 503), and one of a build
-      // from before the mark says `"status":"ok"`.
-      const marked = response.headers[RENDERER_BUILD_HEADER] !== undefined
-      if (response.statusCode !== 200) {
-        await response.body.dump()
-        return marked || isClosingAnswer(response.statusCode, response.headers) ? 'failed' : 'stranger'
-      }
-      // `{"status":"ok","build":"…"}`: which build it runs (builds in service, /readyz). Anything else did not come from a renderer.
-      const said = (await response.body.json().catch(() => undefined)) as { status?: unknown; build?: unknown; protocol?: unknown } | undefined
-      if (said?.status !== 'ok') return marked ? 'failed' : 'stranger'
-      member.build = typeof said.build === 'string' && said.build.length <= 100 ? said.build : undefined
-      member.sameProtocol = speaksThisVersion(said.protocol)
-      return 'passed'
-    } catch (error) {
-      return PROBE_UNANSWERED.has((error as { code?: string }).code ?? '') ? 'unanswered' : 'failed'
+    const checked = await checkHealth(this.agent, member.base, member.host)
+    if (checked.result === 'passed') {
+      member.build = checked.build
+      member.sameProtocol = checked.sameProtocol
     }
+    return checked.result
   }
 
   /**
@@ -341,27 +345,7 @@ export class RendererPool {
    */
   async fetchAsset(path: string): Promise<BuildAsset | undefined> {
     await this.resolved
-    for (const member of this.members) {
-      if (!member.up) continue
-      try {
-        const response = await request(new URL(path, member.base), {
-          dispatcher: this.agent,
-          headers: { host: member.host, 'accept-encoding': 'identity' },
-          headersTimeout: RENDERER_PROBE_TIMEOUT_MS,
-          bodyTimeout: RENDERER_PROBE_TIMEOUT_MS,
-        })
-        const length = Number(response.headers['content-length'] ?? Number.NaN)
-        if (response.statusCode !== 200 || !(length <= MAX_ASSET_BYTES)) {
-          await response.body.dump()
-          continue
-        }
-        const type = response.headers['content-type']
-        return { body: Buffer.from(await response.body.arrayBuffer()), contentType: typeof type === 'string' ? type : 'application/octet-stream' }
-      } catch {
-        // this one did not answer: the next
-      }
-    }
-    return undefined
+    return fetchBuildAsset(this.agent, this.members.filter((member) => member.up), path)
   }
 
   /** One member's health check, in the background: never on a visitor's request. */
@@ -379,6 +363,7 @@ export class RendererPool {
     const reason = result === 'unanswered' ? 'health check unanswered' : result === 'stranger' ? 'health check answered by something else' : 'health check failed'
     if (lost) this.giveUpInFlight(member, reason)
     if (result === 'passed') {
+      this.clearSuspect(member)
       if (member.up) this.schedule(member, this.options.probeIntervalMs)
       else this.markUp(member, 'health check passed')
     } else if (member.up) {
@@ -405,10 +390,29 @@ export class RendererPool {
   private markDown(member: Member, reason: string, cause: DownCause): void {
     if (!member.up) return
     member.up = false
+    // Down says more: back in turn, it starts clean.
+    member.suspect = false
     if (cause === 'hung') this.giveUpInFlight(member, reason)
     member.backoffMs = Math.min(RENDERER_PROBE_BACKOFF_START_MS, this.options.probeIntervalMs)
     this.schedule(member, this.jittered(member.backoffMs))
     this.options.onMemberChange?.(member.origin, false, reason)
+  }
+
+  /**
+   * A render stalled on it: no new render while another member is up, and its health check now rather than at the
+   * interval. A hung renderer fails it (marked down, its renders given up); one that passes is in turn again.
+   */
+  private suspect(member: Member): void {
+    if (!member.up || member.suspect) return
+    member.suspect = true
+    this.schedule(member, 0)
+    this.options.onSuspect?.(member.origin, true)
+  }
+
+  private clearSuspect(member: Member): void {
+    if (!member.suspect) return
+    member.suspect = false
+    this.options.onSuspect?.(member.origin, false)
   }
 
   /** Renders waiting on a hung member are given up now, not at RENDER_TIMEOUT_MS: each goes to the next member or its stored page. */
@@ -459,7 +463,7 @@ export class RendererPool {
           // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
           addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
         }
-        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined, sameProtocol: undefined })
+        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined, sameProtocol: undefined, suspect: false })
       }),
     )
     const unique = new Map(lists.flat().map((member) => [member.origin, member]))

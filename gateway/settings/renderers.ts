@@ -51,4 +51,14 @@ export const RENDERERS_SETTINGS = settingsOf('renderers', {
       "how long the gateway waits for a renderer's answer to start, and between two chunks of it; past it the render is given up (a renderer that never answered is then skipped as hung)",
     effect: 'a render past it: the stored page (`X-Cache: STALE`) or the Dutch 503 page, and the log line `renderer skipped`',
   },
+  renderStallMs: {
+    name: 'RENDER_STALL_MS',
+    kind: 'integer',
+    default: 1000,
+    min: 10,
+    max: 120_000,
+    description:
+      "how long a render may go without an answer (a streamed page's head, or a whole page) before the gateway stops waiting on that renderer: the render is given up and sent once to another renderer that is up, or, with none or when that one stalls too, the stored page answers. With neither, the render is waited on as before (up to `RENDER_TIMEOUT_MS`). The stalled renderer gets no new render while another is up, until its `/healthz` passes (checked at once). Above `RENDER_TIMEOUT_MS` it never acts (see [operations](operations.md#a-hung-renderer-or-gateway))",
+    effect: 'the log line `render stalled; renderer avoided until its health check passes`, then `X-Cache: MISS` from another renderer or `X-Cache: STALE`',
+  },
 })

@@ -11,7 +11,7 @@ import { startSystem } from '../helpers/system.ts'
  * /assets/ files the test names as the test says and counts them; everything else goes through to the renderer.
  */
 
-/** One byte over the bound of one file taken from a renderer (MAX_ASSET_BYTES in renderer-pool.ts). */
+/** One byte over the bound of one file taken from a renderer (MAX_ASSET_BYTES in renderers/renderer-requests.ts). */
 const OVER_BOUND = 4 * 1024 * 1024 + 1
 const files: Record<string, (res: ServerResponse) => void> = {
   '/assets/app-FITSAAAB.js': (res) => res.writeHead(200, { 'content-type': 'text/javascript', 'content-length': '15', [RENDERER_BUILD_HEADER]: 'other' }).end('console.log(1)\n'),

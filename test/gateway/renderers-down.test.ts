@@ -150,7 +150,8 @@ t.test('renders in flight to a renderer that hangs are given up when it is marke
   const CLIENT_BOUND = { headersTimeout: 30_000, bodyTimeout: 30_000 }
   const start = async (withSecond: boolean) => {
     const proxy = await rendererProxy(t)
-    const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', RENDERER_PROBE_INTERVAL_MS: '300', RENDER_TIMEOUT_MS: '120000' }, (config) => {
+    // RENDER_STALL_MS as long as the render timeout: these renders are given up by the probe, not by the stall bound (renderer-stall.test.ts).
+    const system = await startSystem({ PAGE_CACHE_TTL_MS: '0', RENDERER_PROBE_INTERVAL_MS: '300', RENDER_TIMEOUT_MS: '120000', RENDER_STALL_MS: '120000' }, (config) => {
       const [renderer] = config.rendererUrls
       proxy.state.target = renderer
       config.rendererUrls = withSecond && renderer ? [proxy.url, renderer] : [proxy.url]

@@ -20,6 +20,11 @@ async function renderers(app: FastifyInstance): Promise<void> {
     renderSecret: config.renderSecret,
     onMemberChange: (origin, up, reason) => app.log[up ? 'info' : 'warn']({ renderer: origin, reason }, up ? 'renderer back in turn' : 'renderer skipped'),
     onProtocolMismatch: (origin, said) => app.log.warn({ renderer: origin, protocol: said ?? null }, 'renderer of another render protocol (another release); renders go to those of this one'),
+    stallMs: config.renderStallMs,
+    onStall: (origin, then) => app.log.warn({ renderer: origin, stallMs: config.renderStallMs, then }, 'render stalled; renderer avoided until its health check passes'),
+    onSuspect: (origin, suspect) => {
+      if (!suspect) app.log.info({ renderer: origin }, 'stalled renderer passed its health check; in turn again')
+    },
     onLookupFailed: (host, error) => app.log.warn({ host, err: error }, 'renderer host name does not resolve; keeping its last addresses'),
   })
   app.decorate('renderers', pool)
