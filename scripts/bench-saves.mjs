@@ -13,8 +13,9 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { request } from 'undici'
-import { ARTICLES_PER_PAGE, EMBEDDED_CMS_PATH } from '../shared/constants.ts'
+import { ARTICLES_PER_PAGE, DEFAULT_SITE_HANDLE, EMBEDDED_CMS_PATH } from '../shared/constants.ts'
 import { PAGE_QUERY_PARAM } from '../shared/routes.ts'
+import { withProduct } from '../shared/sections.ts'
 import { freePort } from './free-port.mjs'
 import { SCALES, writeScaledContent } from './scale-content.ts'
 import { cores, loadAverage, log, root, startSystem, stop, tempDir } from './bench-processes.mjs'
@@ -63,13 +64,13 @@ function sumOf(text, name, labels = '') {
 
 const metricsOf = async (url) => (await request(url)).body.text()
 
-/** The counters a save is measured by: renders (renderer), CMS calls and background refreshes started (gateway). */
+/** The counters a save is measured by: renders (renderer), CMS calls and background refreshes asked for (gateway). */
 async function counters(system) {
   const [gateway, renderer] = await Promise.all([metricsOf(system.metricsUrl), metricsOf(`${system.rendererUrl}/metrics`)])
   return {
     renders: sumOf(renderer, 'render_duration_seconds_count'),
     cmsCalls: sumOf(gateway, 'upstream_request_duration_seconds_count'),
-    refreshes: sumOf(gateway, 'page_refreshes_total', 'outcome="started"'),
+    refreshes: sumOf(gateway, 'page_refreshes_total', 'outcome="started"') + sumOf(gateway, 'page_refreshes_total', 'outcome="queued"'),
     refused: sumOf(gateway, 'page_refreshes_total', 'outcome="refused"'),
     busy: ['page_refreshes_in_flight', 'page_refreshes_waiting', 'admission_in_flight', 'admission_waiting'].reduce((sum, name) => sum + sumOf(gateway, name), 0),
   }
@@ -139,6 +140,9 @@ const showsTitle = (title) => {
   return (text) => pattern.test(text)
 }
 
+/** An entry's page (a scaled copy of "ons-nieuwe-merk-{product}" has the site in its address). */
+const pageOf = (entry) => `/${withProduct(entry.uri, DEFAULT_SITE_HANDLE)}`
+
 /** The articles of the embedded CMS's content file, newest first (Craft's default order), and a way to save them. */
 function contentFile(dir) {
   const file = join(dir, TOPICAL_FILE)
@@ -202,17 +206,17 @@ function newArticle(file, stamp, site) {
   const now = new Date().toISOString()
   const entry = { ...structuredClone(newest), id: String(9_000_000 + file.content.entries.length), slug, uri: `actueel/${slug}`, title: `Nieuw artikel ${stamp}`, postDate: now, dateUpdated: now }
   const showsNew = showsTitle(entry.title)
-  const mustShow = new Set(['/actueel', '/', `/${newest.uri}`])
+  const mustShow = new Set(['/actueel', '/', pageOf(newest)])
   let inSitemap = false
-  site.pages.push(`/${entry.uri}`)
+  site.pages.push(pageOf(entry))
   return {
     entry,
     isNew: true,
     change: () => file.content.entries.push(entry),
     stale: (path, text) => {
-      if (path.startsWith('/sitemap-') && text.includes(`/${entry.uri}<`)) inSitemap = true
+      if (path.startsWith('/sitemap-') && text.includes(`${pageOf(entry)}<`)) inSitemap = true
       // The neighbour counts only where its page has a "Meer nieuws".
-      return mustShow.has(path) && (path !== `/${newest.uri}` || text.includes('Meer nieuws')) && !showsNew(text)
+      return mustShow.has(path) && (path !== pageOf(newest) || text.includes('Meer nieuws')) && !showsNew(text)
     },
     missing: () => (inSitemap ? 0 : 1),
     oldText: null,
@@ -222,12 +226,13 @@ function newArticle(file, stamp, site) {
 /** An old article's text (not its title): its own page must show the new text. */
 function textChange(file, stamp) {
   const articles = file.articles()
-  const entry = articles[Math.floor(articles.length / 2) + 1]
+  // A third of the way down: not the middle one, whose title an earlier kind changed.
+  const entry = articles[Math.floor(articles.length / 3)]
   const marker = `Bijgewerkte tekst ${stamp}.`
   return {
     entry,
     change: () => (entry.fields.text = `<p>${marker}</p>${entry.fields.text ?? ''}`),
-    stale: (path, text) => path === `/${entry.uri}` && !text.includes(marker),
+    stale: (path, text) => path === pageOf(entry) && !text.includes(marker),
     missing: () => 0,
     oldText: '(its text before the marker paragraph)',
   }
@@ -285,7 +290,7 @@ async function measureSave(system, file, site, { kind, save }) {
   const seconds = Math.round((performance.now() - started) / 1000)
   const rendersToSettle = await warm(system, paths)
   log(`${kind}: ${cost.renders} renders, ${cost.cmsCalls} CMS calls, ${seen.stalePages} pages with the old text, ${seconds} s; ${rendersToSettle} renders to settle`)
-  return { ...row, pages_asked: paths.length, renders: cost.renders, cms_calls: cost.cmsCalls, refreshes_started: cost.refreshes, refreshes_refused: cost.refused, stale_pages: seen.stalePages, stale_examples: seen.staleExamples, first_pass: seen.firstPass, second_pass: seen.secondPass, seconds, renders_to_settle: rendersToSettle }
+  return { ...row, pages_asked: paths.length, renders: cost.renders, cms_calls: cost.cmsCalls, refreshes_started_or_queued: cost.refreshes, refreshes_refused: cost.refused, stale_pages: seen.stalePages, stale_examples: seen.staleExamples, first_pass: seen.firstPass, second_pass: seen.secondPass, seconds, renders_to_settle: rendersToSettle }
 }
 
 /** A system of its own at one scale: warmed, then every kind of save in turn. */
