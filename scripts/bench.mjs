@@ -363,6 +363,11 @@ async function main() {
     await import('./bench-scale.mjs')
     return
   }
+  if (process.argv.includes('--saves')) {
+    // What each kind of an editor's save costs in renders and CMS calls (scripts/bench-saves.mjs).
+    await import('./bench-saves.mjs')
+    return
+  }
   if (process.argv.includes('--js')) {
     console.log(describeFirstLoad(firstLoadJavaScript(root)))
     return
