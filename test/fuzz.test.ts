@@ -164,8 +164,10 @@ t.test('huge headers: 431', async (t) => {
 const NOT_AN_OBJECT: Expected = { status: 400, code: 'BAD_REQUEST', message: 'The body must be a JSON object' }
 const NO_QUERY: Expected = { status: 400, code: 'BAD_REQUEST', message: 'The body has no query' }
 const INVALID_JSON: Expected = { status: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }
-/** Any JSON object without `sections` is a valid request to purge everything. */
+/** A JSON object with none of the purge's keys is a valid request to purge everything. */
 const PURGES_ALL = 'purges all'
+/** A key the purge does not know is refused, not taken for none: no key purges everything. */
+const UNKNOWN_KEY = (key: string): Expected => ({ status: 400, code: 'BAD_REQUEST', message: `Unknown key "${key}": a purge names sections, tags, entry and hard` })
 
 t.test('bad bodies to /api and /api/purge: each its exact JSON error', async (t) => {
   const bodies: { label: string; body: Buffer | string; contentType?: string; api: Expected; purge: Expected | typeof PURGES_ALL }[] = [
@@ -177,13 +179,13 @@ t.test('bad bodies to /api and /api/purge: each its exact JSON error', async (t)
     { label: 'null', body: 'null', api: NOT_AN_OBJECT, purge: NOT_AN_OBJECT },
     { label: 'a number', body: '42', api: NOT_AN_OBJECT, purge: NOT_AN_OBJECT },
     { label: 'deep nesting', body: `${'['.repeat(5_000)}${']'.repeat(5_000)}`, api: NOT_AN_OBJECT, purge: NOT_AN_OBJECT },
-    { label: 'no query', body: '{"variables": {}}', api: NO_QUERY, purge: PURGES_ALL },
-    { label: 'query not a string', body: '{"query": {"a": 1}}', api: NO_QUERY, purge: PURGES_ALL },
-    { label: 'bad UTF-8', body: Buffer.from([0x7b, 0x22, 0x71, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), api: NO_QUERY, purge: PURGES_ALL },
+    { label: 'no query', body: '{"variables": {}}', api: NO_QUERY, purge: UNKNOWN_KEY('variables') },
+    { label: 'query not a string', body: '{"query": {"a": 1}}', api: NO_QUERY, purge: UNKNOWN_KEY('query') },
+    { label: 'bad UTF-8', body: Buffer.from([0x7b, 0x22, 0x71, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), api: NO_QUERY, purge: UNKNOWN_KEY('q') },
     { label: 'no charset JSON with a bad charset', body: '{}', contentType: 'application/json; charset=utf-99', api: NO_QUERY, purge: PURGES_ALL },
-    { label: 'variables an array', body: '{"query": "query { ping }", "variables": [1]}', api: { status: 400, code: 'BAD_REQUEST', message: 'variables must be an object' }, purge: PURGES_ALL },
-    { label: 'operationName a number', body: '{"query": "query { ping }", "operationName": 7}', api: { status: 400, code: 'BAD_REQUEST', message: 'operationName must be a string' }, purge: PURGES_ALL },
-    { label: 'an unknown operation', body: '{"query": "query { __schema { types { name } } }"}', api: { status: 400, code: 'OPERATION_NOT_ALLOWED' }, purge: PURGES_ALL },
+    { label: 'variables an array', body: '{"query": "query { ping }", "variables": [1]}', api: { status: 400, code: 'BAD_REQUEST', message: 'variables must be an object' }, purge: UNKNOWN_KEY('query') },
+    { label: 'operationName a number', body: '{"query": "query { ping }", "operationName": 7}', api: { status: 400, code: 'BAD_REQUEST', message: 'operationName must be a string' }, purge: UNKNOWN_KEY('query') },
+    { label: 'an unknown operation', body: '{"query": "query { __schema { types { name } } }"}', api: { status: 400, code: 'OPERATION_NOT_ALLOWED' }, purge: UNKNOWN_KEY('query') },
     // Fastify's JSON parser (secure-json-parse) refuses prototype keys outright.
     { label: '__proto__', body: '{"__proto__": {"polluted": true}, "query": "x"}', api: INVALID_JSON, purge: INVALID_JSON },
     { label: 'constructor', body: '{"constructor": {"prototype": {"polluted": true}}}', api: INVALID_JSON, purge: INVALID_JSON },

@@ -62,6 +62,8 @@ async function tagsOfSave(app: FastifyInstance, request: FastifyRequest, saved: 
   }
 }
 
+const PURGE_KEYS: ReadonlySet<string> = new Set(['sections', 'tags', 'entry', 'hard'])
+
 const isTagList = (value: unknown): value is string[] => Array.isArray(value) && value.every((tag) => typeof tag === 'string' && TAG_PATTERN.test(tag))
 
 /**
@@ -103,6 +105,9 @@ export async function purgeRoutes(app: FastifyInstance): Promise<void> {
     // No body purges everything; a JSON `null` is a mistake, not a request for that.
     const body = (request.body === undefined ? {} : request.body) as { sections?: unknown; tags?: unknown; hard?: unknown; entry?: unknown } | null
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The body must be a JSON object')
+    // A mistyped key (`"tag"`, `"entries"`) would otherwise be no key, and no key purges everything.
+    const unknown = Object.keys(body).find((key) => !PURGE_KEYS.has(key))
+    if (unknown !== undefined) throw new BadRequestError(`Unknown key ${JSON.stringify(unknown.slice(0, 40))}: a purge names sections, tags, entry and hard`)
     const { sections, tags, hard } = body
     const saved = body.entry === undefined ? undefined : parseSavedEntry(body.entry)
     if (sections !== undefined && !isTagList(sections)) throw new BadRequestError('sections must be a list of section handles')
