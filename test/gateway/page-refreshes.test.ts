@@ -122,3 +122,24 @@ t.test('a changed page asked for after an expired one still runs before it', asy
   await refreshes.idle()
   t.same(order, ['/gewijzigd', '/verlopen'])
 })
+
+t.test('idle settles only once nothing runs and nothing waits; a dropped refresh need not listen', async (t) => {
+  const refreshes = new PageRefreshes({ maxInFlight: 1, maxQueued: 1 })
+  const first = held()
+  const second = held()
+  refreshes.schedule('/een', first.run)
+  refreshes.schedule('/twee', second.run, 'expired')
+  let settled = false
+  const idle = refreshes.idle().then(() => (settled = true))
+  const third = held()
+  t.equal(refreshes.schedule('/drie', third.run, 'changed'), 'queued', 'an expired refresh without `dropped` gives up its place all the same')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.notOk(settled, 'not idle while one runs and one waits')
+  first.finish()
+  await new Promise((resolve) => setImmediate(resolve))
+  t.notOk(settled, 'not idle while the next runs')
+  t.ok(third.started && !second.started, 'the changed page ran, the expired one gave up its place')
+  third.finish()
+  await idle
+  t.ok(settled)
+})

@@ -64,3 +64,47 @@ t.test("the neighbours of a new place: the nearest newer and older, never the sa
   t.same(neighbourTags({ newer: [{ id: 'x' }], older: null }, '12'), [], 'what is no entry id is no tag')
   t.same(neighbourTags(undefined, '12'), [])
 })
+
+t.test('the edges of a save event', async (t) => {
+  const base = { id: 1, section: 'topical' }
+  t.throws(() => parseSavedEntry('x'), { message: /entry must be a JSON object/ }, 'a string is no event')
+  t.throws(() => parseSavedEntry({ ...base, id: 'abc123' }), { message: /entry.id/ }, 'an id is digits only, from its start')
+  t.throws(() => parseSavedEntry({ ...base, id: '123abc' }), { message: /entry.id/ }, 'to its end')
+  t.throws(() => parseSavedEntry({ ...base, id: 2 ** 60 }), { message: /entry.id/ }, 'a number past the safe integers is no id')
+  t.equal(parseSavedEntry({ ...base, id: 7 }).id, '7', 'a number id is read as its digits')
+  t.throws(() => parseSavedEntry({ ...base, section: 12 }), { message: /entry.section/ })
+  t.throws(() => parseSavedEntry({ ...base, section: 'two words' }), { message: /entry.section/ })
+  t.throws(() => parseSavedEntry({ ...base, postDate: 'gisteren' }), { message: /^entry.postDate must be a date/ })
+  t.throws(() => parseSavedEntry({ ...base, postDate: 5 }), { message: /^entry.postDate must be a string/ }, 'the field is named in the message')
+  t.equal(parseSavedEntry({ ...base, slug: 'x'.repeat(200) }).slug?.length, 200, '200 characters are allowed')
+  t.same(parseSavedEntry({ ...base, postDate: null, slug: null, status: null }), { event: 'save', id: '1', section: 'topical', isNew: false, postDate: null, slug: null, status: null }, 'null says "none", and is kept')
+})
+
+t.test('the edges of a move', async (t) => {
+  const entries = new KnownEntries()
+  // A sitemap answer has no post date or status: what it leaves out is not known, and not taken for a change.
+  entries.remember({ id: 20, sectionHandle: 'topical', slug: 'a' })
+  const plan = (change: Record<string, unknown>, id = '20') => savePurgePlan(parseSavedEntry({ id, section: 'topical', postDate: '2026-01-01T00:00:00Z', ...change }), entries.get(id))
+  t.same(plan({ slug: 'a', status: 'live' }), { tags: ['entry:20'] }, 'no known post date or status: not moved')
+  t.same(plan({}), { tags: ['entry:20'] }, 'no slug or status sent: not moved')
+  entries.remember({ id: 21, sectionHandle: 'topical', postDate: null, status: null })
+  t.same(plan({ postDate: null }, '21'), { tags: ['entry:21'] }, 'no post date, then and now: the same')
+  t.same(plan({}, '21').listsBecause, 're-dated', 'a post date where there was none')
+  t.same(plan({ postDate: null, status: 'live' }, '21').listsBecause, 'status none to live')
+  entries.remember({ id: 22, sectionHandle: 'topical', postDate: '2026-01-01T00:00:00Z', status: 'live' })
+  t.same(plan({ status: null }, '22').listsBecause, 'status live to none')
+  t.same(plan({ section: 'jobs' }, '22').listsBecause, 'another section')
+  t.same(savePurgePlan(parseSavedEntry({ id: 30, section: 'topical', isNew: true, postDate: null }), undefined), { tags: ['entry:30', 'topical'], listsBecause: 'new' }, 'no post date: no place to ask the neighbours of')
+  t.same(savePurgePlan(parseSavedEntry({ id: 30, section: 'topical', isNew: true, postDate: '2026-01-01T00:00:00Z', status: null }), undefined).neighboursAt, '2026-01-01T00:00:00Z', 'no status said: taken as live')
+  t.equal(savePurgePlan(parseSavedEntry({ id: 30, section: 'topical', isNew: true, postDate: '2027-01-01T00:00:00Z', status: 'pending' }), undefined).neighboursAt, undefined, 'a pending entry joins no list yet')
+})
+
+t.test('the edges of remembering and of neighbours', async (t) => {
+  const entries = new KnownEntries()
+  entries.remember({ id: true, sectionHandle: 'topical' })
+  entries.remember({ id: 8, sectionHandle: 'topical', postDate: '2026-01-01T00:00:00Z', slug: 'x' })
+  entries.remember({ id: 8, sectionHandle: 'topical', postDate: 5, slug: null })
+  t.equal(entries.size, 1, 'an id is a string or a number')
+  t.same(entries.get('8'), { section: 'topical', postDate: '2026-01-01T00:00:00Z', slug: null, status: undefined }, 'a value that is no string or null leaves what was known; null is known as none')
+  t.same(neighbourTags({ newer: [null, { id: { nested: 1 } }, { id: 15 }], older: [] }, '12'), ['entry:15'], 'what is no id is passed over')
+})
