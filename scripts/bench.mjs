@@ -2,7 +2,9 @@
 // in one run. Builds, starts the system on the embedded content, and loads it
 // with wrk on loopback next to references serving the same bytes: nginx (a
 // static file), a bare Fastify route, and for the renderer a bare
-// renderToString of the same page. Every round runs every scenario, each
+// renderToString of the same page; a fresh render beside a Nuxt 3 peer that
+// renders the same home page from the same data (scripts/bench-nuxt.mjs).
+// Every round runs every scenario, each
 // next to its reference in a group of neighbours; within a group the
 // scenarios take turns in BENCH_SLICES short slices, back and forth, so that
 // a burst of the machine's neighbours falls on both sides of a pair (the
@@ -14,7 +16,7 @@
 //                                     taking turns within its group, BENCH_ROUNDS (5) rounds; each group's
 //                                     turns after BENCH_WARM_SECONDS (3) s of each scenario's load, uncounted
 //   npm run bench -- --smoke          one round of a fixed number of requests per scenario, each
-//                                     answer checked (run by npm test so it cannot rot)
+//                                     answer checked (run by npm test so it cannot rot); without the Nuxt peer
 //   npm run bench -- --profile        CPU profiles of a fresh render (scripts/bench-profile.mjs):
 //                                     .cpuprofile files and a self-time summary in bench/profiles/
 //   npm run bench -- --js             only the first-load JavaScript of the build (no servers, no load)
@@ -29,7 +31,7 @@
 //   --profile-dir=DIR                 write the profiles there instead of bench/profiles/
 //   --only=4,4a,4b                    only these scenarios (and nginx, the ratios' reference), no time to
 //                                     first byte, memory or compression levels; a target is computed
-//                                     when all its scenarios ran
+//                                     when all its scenarios ran; `nuxt` names the Nuxt peer
 //   --no-build                        use dist/ as it is
 //   (a full run also measures hits during a distributed miss flood: the hits' p99 over alone, and the
 //   gateway's event-loop lag p99, scripts/hardening/miss-flood.mjs)
@@ -43,6 +45,7 @@ import { describeCompression, measureCompression } from './bench-compression.mjs
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
 import { cores, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
 import { buildBaseline, resolveCommit } from './bench-baseline.mjs'
+import { NUXT_VERSION, buildNuxtPeer, comparePageSizes, homePayloadOf, startNuxtPeer } from './bench-nuxt.mjs'
 import { combineSlices, comparedWithBaseline, comparedWithTwins, spreadOf, targetResults } from './bench-results.mjs'
 import { runProfile } from './bench-profile.mjs'
 import { loadGatewayConfig } from '../gateway/config.ts'
@@ -65,6 +68,10 @@ const TIMED_SECONDS = SLICES * SLICE_SECONDS
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
 const only = option('only')?.split(',')
+// The Nuxt peer (scripts/bench-nuxt.mjs): installed and built from the registry, so never in the smoke round of npm test.
+const withNuxt = !smoke && (!only || only.includes('nuxt'))
+// The scenarios that render a page on every request, each reported as a ratio to the Nuxt peer of the same round too.
+const FRESH_RENDERS = new Set(['4', '4a', '4c', '4r', '5', 'nuxt'])
 // A partial or smoke run never replaces the full run's results, the default baseline of the next full run.
 const out = option('out') ?? join(root, only || smoke ? 'bench/results-partial.json' : 'bench/results.json')
 // Every system's gateway and renderer share it, as `npm start` and the containers do: renders are signed and checked.
@@ -268,6 +275,9 @@ async function main() {
   }
   ensureTools()
   const luaDir = tempDir('bench-wrk-')
+  if (smoke) log('the Nuxt peer is left out of the smoke round: installing and building it takes a minute or more (npm run bench -- --only=4,nuxt runs it)')
+  // Built first: a build that fails stops the run before its servers start.
+  const nuxtEntry = withNuxt && !process.argv.includes('--profile') ? buildNuxtPeer() : undefined
 
   if (process.argv.includes('--profile')) {
     await runProfile({
@@ -304,6 +314,9 @@ async function main() {
   await homeBytes(rendered)
   const freshPage = await homeBytes(rendered)
   const renderToString = await startRenderToString(product.renderBody)
+  // The Nuxt peer, on the home page's payload as the gateway serves it; its page beside this site's, which it should match within 10 %.
+  const nuxtUrl = nuxtEntry && (await startNuxtPeer(nuxtEntry, await homePayloadOf(cached)))
+  const nuxtPeer = nuxtUrl && { version: NUXT_VERSION, ...comparePageSizes((await (await fetch(nuxtUrl)).arrayBuffer()).byteLength, freshPage.length) }
   // The baseline commit's twin of each product scenario, on its own systems.
   const twins = new Map()
   if (baselineDist) {
@@ -329,6 +342,7 @@ async function main() {
       { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops, answers: sameBytes },
       ...of('4'),
       ...of('4c'),
+      ...(nuxtUrl ? [{ id: 'nuxt', name: `the Nuxt ${NUXT_VERSION} peer: the same home page from the same data, rendered on every request (peer)`, url: nuxtUrl, answers: product.byId.get('4').answers }] : []),
     ],
     [...of('5'), ...of('6'), ...of('7')],
   ]
@@ -366,6 +380,7 @@ async function main() {
   // Every round's requests per second by scenario id: the ratios are taken within a round.
   const rpsByRound = Array.from({ length: ROUNDS }, (_, i) => Object.fromEntries([...runs.entries()].map(([id, results]) => [id, results[i].rps])))
   const perRound = (id, reference) => spreadOf(rpsByRound.map((r) => r[id] / r[reference]))
+  const nuxtRatio = ({ value, min, max }) => ({ vs_nuxt: value, vs_nuxt_min: min, vs_nuxt_max: max })
   const table = scenarios.map((scenario) => {
     const id = String(scenario.id)
     const results = runs.get(id)
@@ -388,6 +403,7 @@ async function main() {
       vs_nginx_min: vsNginx.min,
       vs_nginx_max: vsNginx.max,
       ...(runs.has('2') ? { vs_bare_fastify: perRound(id, '2').value } : {}),
+      ...(runs.has('nuxt') && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? nuxtRatio(perRound(id, 'nuxt')) : {}),
       load1: Number(median(results.map((r) => r.load1)).toFixed(2)),
     }
   })
@@ -404,6 +420,7 @@ async function main() {
       ...(baselineCommit ? { baseline_commit: baselineCommit } : {}),
     },
     scenarios: table,
+    ...(nuxtPeer ? { nuxt_peer: nuxtPeer } : {}),
     targets,
     // Twins ran in this run, in the smoke round too (there only to show the comparison works); an earlier run is compared only with a full one.
     no_scenario_slower:
@@ -417,9 +434,11 @@ async function main() {
   }
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
-  console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx (rounds min–max) | vs bare Fastify | load |')
-  console.log('|---|---|---|---|---|---|---|---|---|')
-  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
+  console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx (rounds min–max) | vs Nuxt (rounds min–max) | vs bare Fastify | load |')
+  console.log('|---|---|---|---|---|---|---|---|---|---|')
+  const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})`)
+  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
+  if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
   console.log('| target | median of the rounds | required | rounds min–max | met |')
   console.log('|---|---|---|---|---|')
