@@ -88,15 +88,19 @@ export async function homePayloadOf(system) {
 /**
  * Starts the built peer on the servers' core (bench-processes.mjs), with
  * the services' Node options so that a ratio compares the work, not V8's
- * settings, and `data` (homePayloadOf) in a file it reads at start.
+ * settings, and `data` (homePayloadOf) in a file it reads at start; its
+ * address and its process.
  */
 export async function startNuxtPeer(entry, data) {
   const dir = tempDir('bench-nuxt-')
   const dataFile = join(dir, 'home.json')
   writeFileSync(dataFile, JSON.stringify(data))
-  return startOnFreePort((port) =>
-    start(process.execPath, [...SERVICE_NODE_ARGS, entry], { NODE_ENV: 'production', NITRO_HOST: '127.0.0.1', NITRO_PORT: String(port), BENCH_NUXT_DATA: dataFile, NUXT_TELEMETRY_DISABLED: '1' }, { cwd: NUXT_DIR }),
-  )
+  let child
+  const url = await startOnFreePort((port) => {
+    child = start(process.execPath, [...SERVICE_NODE_ARGS, entry], { NODE_ENV: 'production', NITRO_HOST: '127.0.0.1', NITRO_PORT: String(port), BENCH_NUXT_DATA: dataFile, NUXT_TELEMETRY_DISABLED: '1' }, { cwd: NUXT_DIR })
+    return child
+  })
+  return { url, child }
 }
 
 /** The peer's page size beside this site's (issue 51: within 10 %). */

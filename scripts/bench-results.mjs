@@ -112,6 +112,7 @@ export function combineSlices(slices) {
     non2xx: sum((slice) => slice.non2xx),
     errors: sum((slice) => slice.errors),
     ...(slices[0].wrong === undefined ? {} : { wrong: sum((slice) => slice.wrong) }),
+    ...(slices[0].cpuUs === undefined ? {} : { cpuUs: sum((slice) => slice.cpuUs) }),
     load1: slices[0].load1,
   }
 }

@@ -43,7 +43,7 @@ import { pathToFileURL } from 'node:url'
 import { describeFirstLoad, firstLoadJavaScript } from './first-load-js.mjs'
 import { describeCompression, measureCompression } from './bench-compression.mjs'
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
-import { cores, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
+import { cores, cpuMicrosOf, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
 import { buildBaseline, resolveCommit } from './bench-baseline.mjs'
 import { NUXT_VERSION, buildNuxtPeer, comparePageSizes, homePayloadOf, startNuxtPeer } from './bench-nuxt.mjs'
 import { combineSlices, comparedWithBaseline, comparedWithTwins, spreadOf, targetResults } from './bench-results.mjs'
@@ -143,9 +143,11 @@ async function homeRenderSigner(tree = root) {
 function freshRenderScenarios(system, renderBody, luaDir, homePage, signHome, tag = '') {
   const renderHeaders = signHome(renderBody)
   const { 'content-type': _type, ...signing } = renderHeaders
+  // The processes whose CPU a request costs (counted in the rounds, beside the requests per second).
+  const both = () => [system.gateway.pid, system.renderer.pid]
   return [
-    { id: 4, name: 'home, page cache off (rendered every time)', url: `${system.url}/`, answers: homePage },
-    { id: '4c', name: `home, page cache off, compressed: Accept-Encoding: ${BROWSER_ENCODINGS} (a browser's fresh page)`, url: `${system.url}/`, headers: { 'accept-encoding': BROWSER_ENCODINGS }, encoding: 'br', answers: homePage },
+    { id: 4, name: 'home, page cache off (rendered every time)', url: `${system.url}/`, answers: homePage, pids: both },
+    { id: '4c', name: `home, page cache off, compressed: Accept-Encoding: ${BROWSER_ENCODINGS} (a browser's fresh page)`, url: `${system.url}/`, headers: { 'accept-encoding': BROWSER_ENCODINGS }, encoding: 'br', answers: homePage, pids: both },
     {
       id: '4a',
       name: "the renderer alone: the home page's render request (data handed over), rendered whole",
@@ -153,6 +155,7 @@ function freshRenderScenarios(system, renderBody, luaDir, homePage, signHome, ta
       script: luaPost(luaDir, `render${tag}`, RENDER_REQUEST_CONTENT_TYPE, renderBody, signing),
       request: { method: 'POST', headers: renderHeaders, body: renderBody },
       answers: homePage,
+      pids: () => [system.renderer.pid],
     },
   ]
 }
@@ -194,7 +197,7 @@ async function productScenarios(systems, luaDir, tag = '', tree = root) {
     rendererAlone,
     fresh,
     compressed,
-    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage },
+    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage, pids: () => [uncached.gateway.pid, uncached.renderer.pid] },
     { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json`, answers: overOnsPayload },
     {
       id: 7,
@@ -315,7 +318,8 @@ async function main() {
   const freshPage = await homeBytes(rendered)
   const renderToString = await startRenderToString(product.renderBody)
   // The Nuxt peer, on the home page's payload as the gateway serves it; its page beside this site's, which it should match within 10 %.
-  const nuxtUrl = nuxtEntry && (await startNuxtPeer(nuxtEntry, await homePayloadOf(cached)))
+  const nuxt = nuxtEntry && (await startNuxtPeer(nuxtEntry, await homePayloadOf(cached)))
+  const nuxtUrl = nuxt?.url
   const nuxtPeer = nuxtUrl && { version: NUXT_VERSION, ...comparePageSizes((await (await fetch(nuxtUrl)).arrayBuffer()).byteLength, freshPage.length) }
   // The baseline commit's twin of each product scenario, on its own systems.
   const twins = new Map()
@@ -342,7 +346,7 @@ async function main() {
       { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops, answers: sameBytes },
       ...of('4'),
       ...of('4c'),
-      ...(nuxtUrl ? [{ id: 'nuxt', name: `the Nuxt ${NUXT_VERSION} peer: the same home page from the same data, rendered on every request (peer)`, url: nuxtUrl, answers: product.byId.get('4').answers }] : []),
+      ...(nuxtUrl ? [{ id: 'nuxt', name: `the Nuxt ${NUXT_VERSION} peer: the same home page from the same data, rendered on every request (peer)`, url: nuxtUrl, answers: product.byId.get('4').answers, pids: () => [nuxt.child.pid] }] : []),
     ],
     [...of('5'), ...of('6'), ...of('7')],
   ]
@@ -355,6 +359,9 @@ async function main() {
   }
 
   const runs = new Map(scenarios.map((s) => [String(s.id), []]))
+  // CPU microseconds its servers have used (all their threads): per request, a measure that a loaded machine moves
+  // less than requests per second, where a system of two processes gets two shares of a contended core, the peer one.
+  const cpuOf = (scenario) => scenario.pids?.().reduce((sum, pid) => sum + cpuMicrosOf(pid).process, 0)
   const reversed = (list) => [...list].reverse()
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1
@@ -366,7 +373,9 @@ async function main() {
         // Back and forth: the first of the group in one slice is the last in the next.
         for (const scenario of forward === (slice % 2 === 0) ? group : reversed(group)) {
           const load1 = loadAverage()
-          slices.get(String(scenario.id)).push({ ...(await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })), load1 })
+          const cpuBefore = cpuOf(scenario)
+          const result = await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })
+          slices.get(String(scenario.id)).push({ ...result, load1, ...(cpuBefore === undefined ? {} : { cpuUs: cpuOf(scenario) - cpuBefore }) })
         }
       }
       for (const scenario of group) {
@@ -381,6 +390,9 @@ async function main() {
   const rpsByRound = Array.from({ length: ROUNDS }, (_, i) => Object.fromEntries([...runs.entries()].map(([id, results]) => [id, results[i].rps])))
   const perRound = (id, reference) => spreadOf(rpsByRound.map((r) => r[id] / r[reference]))
   const nuxtRatio = ({ value, min, max }) => ({ vs_nuxt: value, vs_nuxt_min: min, vs_nuxt_max: max })
+  // The peer's CPU per request over a scenario's, round by round: above 1, a page costs less CPU than Nuxt's.
+  const cpuPerRequest = (r) => r.cpuUs / r.requests
+  const nuxtCpu = runs.get('nuxt')?.map(cpuPerRequest)
   const table = scenarios.map((scenario) => {
     const id = String(scenario.id)
     const results = runs.get(id)
@@ -404,6 +416,8 @@ async function main() {
       vs_nginx_max: vsNginx.max,
       ...(runs.has('2') ? { vs_bare_fastify: perRound(id, '2').value } : {}),
       ...(runs.has('nuxt') && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? nuxtRatio(perRound(id, 'nuxt')) : {}),
+      ...(results[0].cpuUs === undefined ? {} : { cpu_us_per_request: Math.round(median(results.map(cpuPerRequest))) }),
+      ...(results[0].cpuUs !== undefined && nuxtCpu && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? { cpu_vs_nuxt: spreadOf(results.map((r, i) => nuxtCpu[i] / cpuPerRequest(r))).value } : {}),
       load1: Number(median(results.map((r) => r.load1)).toFixed(2)),
     }
   })
@@ -436,7 +450,7 @@ async function main() {
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
   console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx (rounds min–max) | vs Nuxt (rounds min–max) | vs bare Fastify | load |')
   console.log('|---|---|---|---|---|---|---|---|---|---|')
-  const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})`)
+  const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max}); CPU per page ${row.cpu_vs_nuxt}`)
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
   if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
