@@ -450,7 +450,7 @@ async function main() {
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
   console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx (rounds min–max) | vs Nuxt (rounds min–max) | vs bare Fastify | load |')
   console.log('|---|---|---|---|---|---|---|---|---|---|')
-  const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max}); CPU per page ${row.cpu_vs_nuxt}`)
+  const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})${row.cpu_vs_nuxt === undefined ? '' : `; CPU per page ${row.cpu_vs_nuxt}`}`)
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
   if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
