@@ -452,6 +452,8 @@ async function main() {
   console.log('|---|---|---|---|---|---|---|---|---|---|')
   const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})${row.cpu_vs_nuxt === undefined ? '' : `; CPU per page ${row.cpu_vs_nuxt}`}`)
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
+  const counted = table.filter((row) => row.cpu_us_per_request !== undefined)
+  if (counted.length > 0) console.log(`CPU µs per request, the servers' (median of the rounds): ${counted.map((row) => `#${row.scenario} ${row.cpu_us_per_request}`).join(', ')}`)
   if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
   console.log('| target | median of the rounds | required | rounds min–max | met |')
