@@ -4,8 +4,8 @@
 // static file), a bare Fastify route, and for the renderer a bare
 // renderToString of the same page; a fresh render beside a Nuxt 3 peer that
 // renders the same home page from the same data (scripts/bench-nuxt.mjs).
-// Every round runs every scenario, each
-// next to its reference in a group of neighbours; within a group the
+// Every round runs every scenario, each next to its reference in a group of
+// neighbours (the fresh renders' CPU per request counted too); within a group the
 // scenarios take turns in BENCH_SLICES short slices, back and forth, so that
 // a burst of the machine's neighbours falls on both sides of a pair (the
 // order reversed every other round too). The ratios and the targets are
