@@ -115,7 +115,7 @@ export async function startSystem(name, env, { secret, nodeArgs = () => [], dist
 }
 
 /** Starts a one-port server (`begin(port)` returns its process) and waits until `path` answers, on fresh ports while its port was taken. */
-function startOnFreePort(begin, path = '/') {
+export function startOnFreePort(begin, path = '/') {
   return withFreePorts(1, async ([port]) => {
     const child = begin(port)
     try {

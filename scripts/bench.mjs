@@ -2,8 +2,10 @@
 // in one run. Builds, starts the system on the embedded content, and loads it
 // with wrk on loopback next to references serving the same bytes: nginx (a
 // static file), a bare Fastify route, and for the renderer a bare
-// renderToString of the same page. Every round runs every scenario, each
-// next to its reference in a group of neighbours; within a group the
+// renderToString of the same page; a fresh render beside a Nuxt 3 peer that
+// renders the same home page from the same data (scripts/bench-nuxt.mjs).
+// Every round runs every scenario, each next to its reference in a group of
+// neighbours (the fresh renders' CPU per request counted too); within a group the
 // scenarios take turns in BENCH_SLICES short slices, back and forth, so that
 // a burst of the machine's neighbours falls on both sides of a pair (the
 // order reversed every other round too). The ratios and the targets are
@@ -14,7 +16,7 @@
 //                                     taking turns within its group, BENCH_ROUNDS (5) rounds; each group's
 //                                     turns after BENCH_WARM_SECONDS (3) s of each scenario's load, uncounted
 //   npm run bench -- --smoke          one round of a fixed number of requests per scenario, each
-//                                     answer checked (run by npm test so it cannot rot)
+//                                     answer checked (run by npm test so it cannot rot); without the Nuxt peer
 //   npm run bench -- --profile        CPU profiles of a fresh render (scripts/bench-profile.mjs):
 //                                     .cpuprofile files and a self-time summary in bench/profiles/
 //   npm run bench -- --js             only the first-load JavaScript of the build (no servers, no load)
@@ -29,7 +31,7 @@
 //   --profile-dir=DIR                 write the profiles there instead of bench/profiles/
 //   --only=4,4a,4b                    only these scenarios (and nginx, the ratios' reference), no time to
 //                                     first byte, memory or compression levels; a target is computed
-//                                     when all its scenarios ran
+//                                     when all its scenarios ran; `nuxt` names the Nuxt peer
 //   --no-build                        use dist/ as it is
 //   (a full run also measures hits during a distributed miss flood: the hits' p99 over alone, and the
 //   gateway's event-loop lag p99, scripts/hardening/miss-flood.mjs)
@@ -41,8 +43,10 @@ import { pathToFileURL } from 'node:url'
 import { describeFirstLoad, firstLoadJavaScript } from './first-load-js.mjs'
 import { describeCompression, measureCompression } from './bench-compression.mjs'
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
-import { cores, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
+import { cores, cpuMicrosOf, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
 import { buildBaseline, resolveCommit } from './bench-baseline.mjs'
+import { NUXT_VERSION, buildNuxtPeer, comparePageSizes, homePayloadOf, startNuxtPeer } from './bench-nuxt.mjs'
+import { combineSlices, comparedWithBaseline, comparedWithTwins, spreadOf, targetResults } from './bench-results.mjs'
 import { runProfile } from './bench-profile.mjs'
 import { loadGatewayConfig } from '../gateway/config.ts'
 import { dataJsonOf, payloadJson } from '../gateway/payload/payload-json.ts'
@@ -64,10 +68,12 @@ const TIMED_SECONDS = SLICES * SLICE_SECONDS
 const WARM_TTFB = 30
 const DISTINCT_URLS = smoke ? 500 : 10_000
 const only = option('only')?.split(',')
+// The Nuxt peer (scripts/bench-nuxt.mjs): installed and built from the registry, so never in the smoke round of npm test.
+const withNuxt = !smoke && (!only || only.includes('nuxt'))
+// The scenarios that render a page on every request, each reported as a ratio to the Nuxt peer of the same round too.
+const FRESH_RENDERS = new Set(['4', '4a', '4c', '4r', '5', 'nuxt'])
 // A partial or smoke run never replaces the full run's results, the default baseline of the next full run.
 const out = option('out') ?? join(root, only || smoke ? 'bench/results-partial.json' : 'bench/results.json')
-// A later run's "no scenario slower" compares with this one: within this share of its ratio to nginx is not slower.
-const SLOWER_TOLERANCE = 0.1
 // Every system's gateway and renderer share it, as `npm start` and the containers do: renders are signed and checked.
 const RENDER_SECRET = randomBytes(32).toString('base64url')
 /** What browsers send; the gateway answers brotli. */
@@ -137,9 +143,11 @@ async function homeRenderSigner(tree = root) {
 function freshRenderScenarios(system, renderBody, luaDir, homePage, signHome, tag = '') {
   const renderHeaders = signHome(renderBody)
   const { 'content-type': _type, ...signing } = renderHeaders
+  // The processes whose CPU a request costs (counted in the rounds, beside the requests per second).
+  const both = () => [system.gateway.pid, system.renderer.pid]
   return [
-    { id: 4, name: 'home, page cache off (rendered every time)', url: `${system.url}/`, answers: homePage },
-    { id: '4c', name: `home, page cache off, compressed: Accept-Encoding: ${BROWSER_ENCODINGS} (a browser's fresh page)`, url: `${system.url}/`, headers: { 'accept-encoding': BROWSER_ENCODINGS }, encoding: 'br', answers: homePage },
+    { id: 4, name: 'home, page cache off (rendered every time)', url: `${system.url}/`, answers: homePage, pids: both },
+    { id: '4c', name: `home, page cache off, compressed: Accept-Encoding: ${BROWSER_ENCODINGS} (a browser's fresh page)`, url: `${system.url}/`, headers: { 'accept-encoding': BROWSER_ENCODINGS }, encoding: 'br', answers: homePage, pids: both },
     {
       id: '4a',
       name: "the renderer alone: the home page's render request (data handed over), rendered whole",
@@ -147,108 +155,9 @@ function freshRenderScenarios(system, renderBody, luaDir, homePage, signHome, ta
       script: luaPost(luaDir, `render${tag}`, RENDER_REQUEST_CONTENT_TYPE, renderBody, signing),
       request: { method: 'POST', headers: renderHeaders, body: renderBody },
       answers: homePage,
+      pids: () => [system.renderer.pid],
     },
   ]
-}
-
-/**
- * The targets of issue 17 and the earlier ones, each computed in every round
- * from that round's figures (`r`: requests per second by scenario id).
- */
-const TARGETS = [
-  {
-    key: 'gateway_fresh_render_vs_hop_floor',
-    description: "the gateway's own CPU per fresh page, (1/#4 - 1/#4a), over the floor of the two hops, 1/#4b; at most 1.5 means scenario 4 >= 1/(1/4a + 1.5/4b)",
-    comparison: '<=',
-    required: 1.5,
-    of: (r) => (1 / r['4'] - 1 / r['4a']) * r['4b'],
-    details: (r) => ({
-      scenario4_rps_required: 1 / (1 / r['4a'] + 1.5 / r['4b']),
-      gateway_own_us: 1e6 / r['4'] - 1e6 / r['4a'],
-      hop_floor_us: 1e6 / r['4b'],
-      renderer_us: 1e6 / r['4a'],
-    }),
-  },
-  { key: 'renderer_vs_render_to_string', description: 'the renderer alone (#4a) over a bare renderToString of the same page on a bare Fastify route (#4r)', comparison: '>=', required: 0.6, of: (r) => r['4a'] / r['4r'] },
-  { key: 'page_cache_hit_vs_same_headers', description: 'page cache hits (#3) over bare Fastify sending the same bytes under the same headers (#2h)', comparison: '>=', required: 0.9, of: (r) => r['3'] / r['2h'] },
-  { key: 'compressed_vs_plain_fresh_page', description: 'a fresh page compressed as browsers ask (#4c) over the same uncompressed (#4)', comparison: '>=', required: 0.85, of: (r) => r['4c'] / r['4'] },
-  { key: 'page_cache_hit_vs_bare_fastify', description: 'page cache hits (#3) over bare Fastify with the same bytes (#2); issue 13', comparison: '>=', required: 0.9, of: (r) => r['3'] / r['2'] },
-  { key: 'fresh_page_vs_nginx', description: 'a fresh page (#4) over nginx serving the same bytes (#1); issue 13', comparison: '>=', required: 0.04, of: (r) => r['4'] / r['1'] },
-]
-
-const round3 = (value) => Number(value.toFixed(3))
-const spreadOf = (values) => ({ value: round3(median(values)), min: round3(Math.min(...values)), max: round3(Math.max(...values)) })
-
-/** Each target's median over the rounds against what it requires, with the spread and every round's value. */
-function targetResults(rpsByRound) {
-  return Object.fromEntries(
-    TARGETS.filter((target) => Number.isFinite(target.of(rpsByRound[0]))).map((target) => {
-      const values = rpsByRound.map((r) => target.of(r))
-      const { value, min, max } = spreadOf(values)
-      const met = target.comparison === '>=' ? value >= target.required : value <= target.required
-      const details = target.details
-        ? Object.fromEntries(Object.keys(target.details(rpsByRound[0])).map((name) => [name, Number(median(rpsByRound.map((r) => target.details(r)[name])).toFixed(1))]))
-        : undefined
-      return [target.key, { description: target.description, value, comparison: target.comparison, required: target.required, met, spread: [min, max], rounds: values.map(round3), ...(details ? { details } : {}) }]
-    }),
-  )
-}
-
-/**
- * "No scenario slower": each scenario's ratio to nginx against an earlier
- * run's (same id and name), slower only beyond SLOWER_TOLERANCE of it.
- */
-function comparedWithBaseline(table, baseline, file) {
-  if (!baseline || baseline.mode !== 'full') return { baseline: null, met: null, note: 'no full earlier run to compare with' }
-  const earlier = new Map(baseline.scenarios.map((row) => [`${row.scenario}\u0000${row.name}`, row]))
-  const compared = []
-  for (const row of table) {
-    if (row.twin_of !== undefined) continue
-    const before = earlier.get(`${row.scenario}\u0000${row.name}`)
-    if (!before) continue
-    const change = row.vs_nginx / before.vs_nginx
-    compared.push({ scenario: row.scenario, vs_nginx_before: before.vs_nginx, vs_nginx_now: row.vs_nginx, change: round3(change), slower: change < 1 - SLOWER_TOLERANCE })
-  }
-  return { baseline: { file, date: baseline.date }, tolerance: SLOWER_TOLERANCE, scenarios: compared, slower: compared.filter((row) => row.slower).map((row) => row.scenario), met: compared.every((row) => !row.slower) }
-}
-
-/**
- * "No scenario slower" in the same run: each product scenario over its twin
- * on the baseline commit's systems, taken in every round (the two ran in
- * turns, slice by slice); slower when the median of the rounds is below
- * 1 - SLOWER_TOLERANCE.
- */
-function comparedWithTwins(rpsByRound, twins, commit) {
-  const compared = twins.map((twin) => {
-    const ratio = spreadOf(rpsByRound.map((r) => r[String(twin.twinOf)] / r[String(twin.id)]))
-    return { scenario: twin.twinOf, vs_baseline: ratio.value, rounds_min: ratio.min, rounds_max: ratio.max, slower: ratio.value < 1 - SLOWER_TOLERANCE }
-  })
-  return {
-    method: 'same run: each scenario over its twin on the baseline commit, median of the per-round ratios',
-    baseline: { commit },
-    tolerance: SLOWER_TOLERANCE,
-    scenarios: compared,
-    slower: compared.filter((row) => row.slower).map((row) => row.scenario),
-    met: compared.every((row) => !row.slower),
-  }
-}
-
-/** One round's figures of a scenario from its slices: requests over the seconds they took, the slices' median latencies. */
-function combineSlices(slices) {
-  const sum = (pick) => slices.reduce((total, slice) => total + (pick(slice) ?? 0), 0)
-  const seconds = sum((slice) => (slice.rps > 0 ? slice.requests / slice.rps : 0))
-  const requests = sum((slice) => slice.requests)
-  const latency = (pick) => (slices.some((slice) => pick(slice) !== null) ? median(slices.map(pick).filter((value) => value !== null)) : null)
-  return {
-    rps: seconds > 0 ? requests / seconds : 0,
-    requests,
-    p50: latency((slice) => slice.p50),
-    p99: latency((slice) => slice.p99),
-    non2xx: sum((slice) => slice.non2xx),
-    errors: sum((slice) => slice.errors),
-    ...(slices[0].wrong === undefined ? {} : { wrong: sum((slice) => slice.wrong) }),
-    load1: slices[0].load1,
-  }
 }
 
 /** The four systems of the product: this build's, or (`distDir`, `label`) a baseline commit's. */
@@ -288,7 +197,7 @@ async function productScenarios(systems, luaDir, tag = '', tree = root) {
     rendererAlone,
     fresh,
     compressed,
-    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage },
+    { id: 5, name: 'home, everything uncached', url: `${uncached.url}/`, answers: homePage, pids: () => [uncached.gateway.pid, uncached.renderer.pid] },
     { id: 6, name: '/over-ons/_payload.json, cache hit', url: `${cached.url}/over-ons/_payload.json`, answers: overOnsPayload },
     {
       id: 7,
@@ -374,6 +283,9 @@ async function main() {
   }
   ensureTools()
   const luaDir = tempDir('bench-wrk-')
+  if (smoke) log('the Nuxt peer is left out of the smoke round: installing and building it takes a minute or more (npm run bench -- --only=4,nuxt runs it)')
+  // Built first: a build that fails stops the run before its servers start.
+  const nuxtEntry = withNuxt && !process.argv.includes('--profile') ? buildNuxtPeer() : undefined
 
   if (process.argv.includes('--profile')) {
     await runProfile({
@@ -410,6 +322,10 @@ async function main() {
   await homeBytes(rendered)
   const freshPage = await homeBytes(rendered)
   const renderToString = await startRenderToString(product.renderBody)
+  // The Nuxt peer, on the home page's payload as the gateway serves it; its page beside this site's, which it should match within 10 %.
+  const nuxt = nuxtEntry && (await startNuxtPeer(nuxtEntry, await homePayloadOf(cached)))
+  const nuxtUrl = nuxt?.url
+  const nuxtPeer = nuxtUrl && { version: NUXT_VERSION, ...comparePageSizes((await (await fetch(nuxtUrl)).arrayBuffer()).byteLength, freshPage.length) }
   // The baseline commit's twin of each product scenario, on its own systems.
   const twins = new Map()
   if (baselineDist) {
@@ -435,6 +351,7 @@ async function main() {
       { id: '4b', name: 'floor of 4: two bare Fastify hops (undici between), no work', url: hops, answers: sameBytes },
       ...of('4'),
       ...of('4c'),
+      ...(nuxtUrl ? [{ id: 'nuxt', name: `the Nuxt ${NUXT_VERSION} peer: the same home page from the same data, rendered on every request (peer)`, url: nuxtUrl, answers: product.byId.get('4').answers, pids: () => [nuxt.child.pid] }] : []),
     ],
     [...of('5'), ...of('6'), ...of('7')],
   ]
@@ -447,6 +364,9 @@ async function main() {
   }
 
   const runs = new Map(scenarios.map((s) => [String(s.id), []]))
+  // CPU microseconds its servers have used (all their threads): per request, a measure that a loaded machine moves
+  // less than requests per second, where a system of two processes gets two shares of a contended core, the peer one.
+  const cpuOf = (scenario) => scenario.pids?.().reduce((sum, pid) => sum + cpuMicrosOf(pid).process, 0)
   const reversed = (list) => [...list].reverse()
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1
@@ -458,7 +378,9 @@ async function main() {
         // Back and forth: the first of the group in one slice is the last in the next.
         for (const scenario of forward === (slice % 2 === 0) ? group : reversed(group)) {
           const load1 = loadAverage()
-          slices.get(String(scenario.id)).push({ ...(await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })), load1 })
+          const cpuBefore = cpuOf(scenario)
+          const result = await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })
+          slices.get(String(scenario.id)).push({ ...result, load1, ...(cpuBefore === undefined ? {} : { cpuUs: cpuOf(scenario) - cpuBefore }) })
         }
       }
       for (const scenario of group) {
@@ -472,6 +394,10 @@ async function main() {
   // Every round's requests per second by scenario id: the ratios are taken within a round.
   const rpsByRound = Array.from({ length: ROUNDS }, (_, i) => Object.fromEntries([...runs.entries()].map(([id, results]) => [id, results[i].rps])))
   const perRound = (id, reference) => spreadOf(rpsByRound.map((r) => r[id] / r[reference]))
+  const nuxtRatio = ({ value, min, max }) => ({ vs_nuxt: value, vs_nuxt_min: min, vs_nuxt_max: max })
+  // The peer's CPU per request over a scenario's, round by round: above 1, a page costs less CPU than Nuxt's.
+  const cpuPerRequest = (r) => r.cpuUs / r.requests
+  const nuxtCpu = runs.get('nuxt')?.map(cpuPerRequest)
   const table = scenarios.map((scenario) => {
     const id = String(scenario.id)
     const results = runs.get(id)
@@ -494,6 +420,9 @@ async function main() {
       vs_nginx_min: vsNginx.min,
       vs_nginx_max: vsNginx.max,
       ...(runs.has('2') ? { vs_bare_fastify: perRound(id, '2').value } : {}),
+      ...(runs.has('nuxt') && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? nuxtRatio(perRound(id, 'nuxt')) : {}),
+      ...(results[0].cpuUs === undefined ? {} : { cpu_us_per_request: Math.round(median(results.map(cpuPerRequest))) }),
+      ...(results[0].cpuUs !== undefined && nuxtCpu && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? { cpu_vs_nuxt: spreadOf(results.map((r, i) => nuxtCpu[i] / cpuPerRequest(r))).value } : {}),
       load1: Number(median(results.map((r) => r.load1)).toFixed(2)),
     }
   })
@@ -510,6 +439,7 @@ async function main() {
       ...(baselineCommit ? { baseline_commit: baselineCommit } : {}),
     },
     scenarios: table,
+    ...(nuxtPeer ? { nuxt_peer: nuxtPeer } : {}),
     targets,
     // Twins ran in this run, in the smoke round too (there only to show the comparison works); an earlier run is compared only with a full one.
     no_scenario_slower:
@@ -523,9 +453,13 @@ async function main() {
   }
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
-  console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx (rounds min–max) | vs bare Fastify | load |')
-  console.log('|---|---|---|---|---|---|---|---|---|')
-  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
+  console.log('| # | scenario | req/s | rounds min–max | p50 ms | p99 ms | vs nginx (rounds min–max) | vs Nuxt (rounds min–max) | vs bare Fastify | load |')
+  console.log('|---|---|---|---|---|---|---|---|---|---|')
+  const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})${row.cpu_vs_nuxt === undefined ? '' : `; CPU per page ${row.cpu_vs_nuxt}`}`)
+  for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
+  const counted = table.filter((row) => row.cpu_us_per_request !== undefined)
+  if (counted.length > 0) console.log(`CPU µs per request, the servers' (median of the rounds): ${counted.map((row) => `#${row.scenario} ${row.cpu_us_per_request}`).join(', ')}`)
+  if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
   console.log('| target | median of the rounds | required | rounds min–max | met |')
   console.log('|---|---|---|---|---|')
