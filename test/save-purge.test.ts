@@ -159,3 +159,20 @@ t.test("a new article: its section's lists and the articles next to it, not the 
   t.match(second?.html, added.title, 'and so does the older one')
   t.match((await storedUntilHit(pathOf(added))).html, newer.title, 'the new article shows its neighbours')
 })
+
+t.test('after a new article, a text change is still the entry alone', async (t) => {
+  await warmAll()
+  const list = articles()
+  const changed = list[Math.floor(list.length / 3)] as StoredArticle
+  const marker = 'Bijgewerkte tekst.'
+  await edit(
+    (entries) => {
+      const entry = entries.find((other) => other.id === changed.id) as StoredArticle & { fields: { text?: string } }
+      entry.fields.text = `<p>${marker}</p>${entry.fields.text ?? ''}`
+      entry.dateUpdated = new Date().toISOString()
+    },
+    () => true,
+  )
+  const purged = await purge({ event: 'save', id: changed.id, section: 'topical', isNew: false, postDate: new Date(changed.postDate ?? '').toISOString(), slug: changed.slug, status: 'live' })
+  t.same(purged.entry, { id: changed.id, tags: [`entry:${changed.id}`], lists: null, neighbours: null })
+})
