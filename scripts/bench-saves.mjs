@@ -242,7 +242,9 @@ function textChange(file, stamp) {
 function purgeBody(saved) {
   const { entry } = saved
   if (webhook === 'section') return { sections: [entry.section], tags: [`entry:${entry.id}`] }
-  return { entry: { event: 'save', id: entry.id, section: entry.section, isNew: saved.isNew === true, postDate: new Date(entry.postDate).toISOString(), slug: entry.slug, status: 'live' } }
+  // The slug as Craft has it: the content files write the site handle as {product} (a scaled copy of "ons-nieuwe-merk-{product}").
+  const slug = withProduct(entry.slug, DEFAULT_SITE_HANDLE)
+  return { entry: { event: 'save', id: entry.id, section: entry.section, isNew: saved.isNew === true, postDate: new Date(entry.postDate).toISOString(), slug, status: 'live' } }
 }
 
 /** Sends the purge; says whether the gateway took it as meant (an entry body it does not know purges everything on main). */
