@@ -15,7 +15,9 @@ export interface ConcurrencyGateOptions {
 
 interface Waiter {
   admit: (release: () => void) => void
-  timer: NodeJS.Timeout
+  refuse: (error: Error) => void
+  /** When its wait runs out (performance.now()). */
+  until: number
 }
 
 /**
@@ -27,6 +29,8 @@ interface Waiter {
 export class ConcurrencyGate {
   private active = 0
   private readonly waiters: Waiter[] = []
+  /** Set while some request waits: it fires when the first one's wait runs out. */
+  private timer: NodeJS.Timeout | undefined
 
   constructor(private readonly options: ConcurrencyGateOptions) {}
 
@@ -50,16 +54,26 @@ export class ConcurrencyGate {
       return Promise.reject(this.options.refusal())
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        admit: resolve,
-        timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1)
-          this.options.onOutcome?.('refused')
-          reject(this.options.refusal())
-        }, this.options.queueMs),
-      }
-      this.waiters.push(waiter)
+      this.waiters.push({ admit: resolve, refuse: reject, until: performance.now() + this.options.queueMs })
+      this.timer ??= setTimeout(() => this.refuseExpired(), this.options.queueMs)
     })
+  }
+
+  /**
+   * The waits that ran out, refused. Every wait is queueMs long and the queue
+   * is first come first served, so the first waiter's ends first: one timer
+   * for the queue, set for its first waiter, instead of one per waiter.
+   */
+  private refuseExpired(): void {
+    this.timer = undefined
+    const now = performance.now()
+    while (this.waiters.length > 0 && (this.waiters[0] as Waiter).until <= now) {
+      const expired = this.waiters.shift() as Waiter
+      this.options.onOutcome?.('refused')
+      expired.refuse(this.options.refusal())
+    }
+    const first = this.waiters[0]
+    if (first) this.timer = setTimeout(() => this.refuseExpired(), Math.max(1, Math.ceil(first.until - now)))
   }
 
   /** Runs `work` in a slot, given back when the work settles. */
@@ -85,8 +99,11 @@ export class ConcurrencyGate {
   private admitNext(): void {
     while (this.active < this.options.limit()) {
       const next = this.waiters.shift()
-      if (!next) return
-      clearTimeout(next.timer)
+      if (!next) {
+        clearTimeout(this.timer)
+        this.timer = undefined
+        return
+      }
       this.active++
       this.options.onOutcome?.('queued')
       next.admit(this.releaseOnce())

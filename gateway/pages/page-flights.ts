@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { CachedPage } from '../cache/page-cache.ts'
 import type { WaitOutcome } from '../cache/render-flights.ts'
+import type { SharedTier } from '../cache/shared-tier.ts'
 import type { PageVisit } from './page-visit.ts'
 
 /**
@@ -39,11 +40,16 @@ export class PageFlights {
    * another gateway stored, or is rendering (waited for until `until`),
    * stored here first so that this gateway's waiters find it; else this
    * gateway takes the lock and renders the page for all (undefined).
+   * Without the shared tier that is known at once, without a promise.
    */
-  async claim(visit: PageVisit, until: number): Promise<CachedPage | undefined> {
+  claim(visit: PageVisit, until: number): Promise<CachedPage | undefined> | undefined {
     if (!this.coalesces(visit) || !this.lead(visit)) return undefined
     const tier = this.app.sharedCache
     if (!tier?.sharesPages) return undefined
+    return this.claimShared(visit, tier, until)
+  }
+
+  private async claimShared(visit: PageVisit, tier: SharedTier, until: number): Promise<CachedPage | undefined> {
     const { cacheKey } = visit
     const claim = await tier.claimPage(cacheKey)
     if (claim.kind === 'locked') {

@@ -35,8 +35,18 @@ export class RedirectStage {
     private readonly renders: RenderStage,
   ) {}
 
-  /** The redirect to answer with, if a rule takes the path; the render started alongside is then dropped, and so is a page stored before the rule came. */
-  async redirection(visit: PageVisit): Promise<Redirection | undefined> {
+  /**
+   * The redirect to answer with, if a rule takes the path; the render started alongside is then dropped, and so is a
+   * page stored before the rule came. Most visits are decided at once, without a promise: the live rules are at hand,
+   * none takes the path, and the path is in lower case.
+   */
+  redirection(visit: PageVisit): Redirection | undefined | Promise<Redirection | undefined> {
+    const { path } = visit.url
+    if (!visit.preview && path === path.toLowerCase() && this.app.redirects.matchAtOnce(path) === undefined) return undefined
+    return this.lookedUp(visit)
+  }
+
+  private async lookedUp(visit: PageVisit): Promise<Redirection | undefined> {
     const rule = (await this.ruleOf(visit, visit.url.path, true)) ?? (await this.lowerCase(visit))
     if (!rule) return undefined
     // Decided on what is sent: a path of this site as one `/` and a page, and never the address asked for (a loop).

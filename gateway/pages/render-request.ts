@@ -27,13 +27,21 @@ export interface PreparedRender {
  * with it) and streams it in when it comes. The renderer's answer says the
  * tags of everything it rendered (gateway/renderers/render-exchange.ts).
  */
-export async function renderRequest(app: FastifyInstance, request: { id: string; log: FastifyBaseLogger }, url: SitePath, context: ResolvedToken): Promise<PreparedRender> {
+export function renderRequest(app: FastifyInstance, request: Requester, url: SitePath, context: ResolvedToken): PreparedRender | Promise<PreparedRender> {
   const pageKey = `${url.rawPath}${url.search}`
   // Without a query cache the deferred data is never at hand, and asking for it here would ask the CMS twice;
   // nor is a kept render request's data, which is only reused while the cache holds it fresh.
   const deferredMayBeCached = app.config.cache.queryCache && !context.preview
   const reused = deferredMayBeCached ? app.renderBodies.reused(pageKey, app.content.stillFresh) : undefined
+  // A kept body goes at once, without a promise.
   if (reused) return { body: reused, showsPreview: false }
+  return assembled(app, request, url, context, pageKey, deferredMayBeCached)
+}
+
+type Requester = { id: string; log: FastifyBaseLogger }
+
+/** The render request of a page whose kept body could not be reused: its payload built through the caches. */
+async function assembled(app: FastifyInstance, request: Requester, url: SitePath, context: ResolvedToken, pageKey: string, deferredMayBeCached: boolean): Promise<PreparedRender> {
   // Read before the keys are made: documents changed during the build then show as another generation, and nothing is reused.
   const generation = app.content.generation
   const input = payloadInput(url.path, new URLSearchParams(url.search), context)

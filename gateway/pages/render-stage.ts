@@ -5,7 +5,7 @@ import { refusedCookie, withSiteToken } from '../preview/tokens.ts'
 import { type RenderResponse, discard } from '../renderers/renderer-pool.ts'
 import { MissingPage } from './not-found-page.ts'
 import type { PageVisit } from './page-visit.ts'
-import { renderRequest } from './render-request.ts'
+import { type PreparedRender, renderRequest } from './render-request.ts'
 
 /** How a render ended, as the answer's stages need to know it. */
 export type RenderOutcome =
@@ -29,7 +29,8 @@ export class RenderStage {
   start(visit: PageVisit): Promise<RenderResponse | MissingPage> {
     const { app } = this
     const { origin, url, context } = visit
-    const headers: Record<string, string> = { [REQUEST_ID_HEADER]: origin.id, accept: 'text/html' }
+    // What the renderer reads (shared/render-protocol/signature.ts), and the id that names the request in its logs: nothing more.
+    const headers: Record<string, string> = { [REQUEST_ID_HEADER]: origin.id }
     if (origin.userAgent) headers['user-agent'] = origin.userAgent
     if (context.preview && context.token) headers[CRAFT_TOKEN_HEADER] = context.token
     if (context.preview && origin.livePreview) headers[LIVE_PREVIEW_HEADER] = '1'
@@ -39,13 +40,16 @@ export class RenderStage {
     if (visit.noRendererUp || (!visit.admitted && app.renderers.noneUp())) return refusedAtOnce(new RendererUnavailableError())
     // Begun before its admission (beside a redirect lookup): the CMS calls of its data are its client's all the same.
     if (!visit.admitted) app.admission.gathering(origin)
-    const started = renderRequest(app, origin, url, context).then<RenderResponse | MissingPage>((prepared) => {
+    const sent = (prepared: PreparedRender): Promise<RenderResponse> | MissingPage => {
       visit.showsPreview(prepared.showsPreview)
       if (prepared.notFound && visit.useCache && visit.notFound === undefined) return new MissingPage(prepared.notFound)
       // A render that stalls gives way to the stored page, when there is one and a visitor waits for it (RENDER_STALL_MS).
       const standIn = (): boolean => !visit.refresh && visit.useCache && app.pageCache.stale(visit.cacheKey) !== undefined
       return app.admission.render(origin, () => app.renderers.render(path, headers, prepared.body, { standIn }))
-    })
+    }
+    // A kept render request is at hand at once: sent without waiting a turn for it.
+    const prepared = renderRequest(app, origin, url, context)
+    const started: Promise<RenderResponse | MissingPage> = prepared instanceof Promise ? prepared.then<RenderResponse | MissingPage>(sent) : Promise.resolve<RenderResponse | MissingPage>(sent(prepared))
     started.catch(() => undefined)
     return started
   }
@@ -57,7 +61,8 @@ export class RenderStage {
       rendered = await (visit.rendering ?? this.start(visit))
       visit.rendersAlongside(undefined)
       if (rendered instanceof MissingPage) return { kind: 'missing', page: rendered }
-      if (await refusedCookie(this.app.content, visit.context, rendered.statusCode)) {
+      // Only a failed render may mean the CMS refused the token cookie: a page that rendered asks nothing.
+      if (rendered.statusCode >= 500 && (await refusedCookie(this.app.content, visit.context, rendered.statusCode))) {
         visit.origin.log.info('the CMS refused the token cookie; dropped, the live page instead')
         discard(rendered)
         visit.useContext(withSiteToken(visit.context, this.app.config.craftToken))

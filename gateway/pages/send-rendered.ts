@@ -1,7 +1,9 @@
 import { type Readable, Transform, pipeline } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { CACHE_STATUS_HEADER, CSP_NONCE_HEADER, PRIVATE_NO_STORE } from '../../shared/constants.ts'
+import { RENDER_TAGS_HEADER } from '../../shared/render-protocol/index.ts'
 import { cacheTagHeaders } from '../cache/cache-tags.ts'
 import { headersForCache } from '../cache/page-cache-hits.ts'
 import { NO_INLINE_SOURCES, type PagePolicies } from '../http/content-security.ts'
@@ -39,6 +41,27 @@ function recordedWhenSent(reply: FastifyReply, body: Buffer | Readable, done: (w
   return recorder
 }
 
+/** Bytes of tag lists kept below, as their text counts them. */
+const SAID_TAGS_MAX_BYTES = 1024 * 1024
+
+/**
+ * The tag headers of a page's answer by the tags its render said in its
+ * header, as text: a page rendered again says the same text, and its tags
+ * are then not split, checked and joined again for every render.
+ */
+const tagHeadersBySaid = new LRUCache<string, Readonly<Record<string, string>>>({ maxSize: SAID_TAGS_MAX_BYTES, sizeCalculation: (_headers, said) => said.length + 1 })
+
+function tagHeadersOf(rendered: RenderResponse): Readonly<Record<string, string>> {
+  const said = rendered.headers[RENDER_TAGS_HEADER]
+  if (typeof said !== 'string') return cacheTagHeaders(answerHeaderTags(rendered) ?? [])
+  let headers = tagHeadersBySaid.get(said)
+  if (headers === undefined) {
+    headers = cacheTagHeaders(answerHeaderTags(rendered) ?? [])
+    tagHeadersBySaid.set(said, headers)
+  }
+  return headers
+}
+
 /**
  * The stage that sends a rendered page to its visitor, with the headers the
  * renderer passes on and its policy: a preview private, a live page with its
@@ -68,7 +91,7 @@ export class RenderedAnswers {
       return reply.send(rendered.body)
     }
     // The tags the render's answer says so far (a streamed page's deferred data may add some): the stored page gets them all.
-    reply.headers(cacheTagHeaders(answerHeaderTags(rendered) ?? []))
+    reply.headers(tagHeadersOf(rendered))
     if (!visit.storable) return reply.send(rendered.body)
     const store = (body: Buffer): void => this.store.storeAndSettle(visit, rendered, headersForCache(reply.getHeaders()), body)
     return reply.send(recordedWhenSent(reply, rendered.body, store))

@@ -50,20 +50,27 @@ export async function sendRender(
   giveUp: GiveUp,
 ): Promise<RendererAnswer> {
   const { origin } = target
-  const common = { ...headers, host: target.host, [RENDER_PROTOCOL_HEADER]: RENDER_PROTOCOL_VERSION }
   if (signer && body.keptBy.has(target.keptAs)) {
-    const sent: Record<string, string> = { ...common, 'content-type': RENDER_REFERENCE_CONTENT_TYPE }
-    const signed = { ...sent, ...signer.signing('POST', path, sent, body.referenceDigest) }
+    const signed = signer.signInto('POST', path, requestHeaders(headers, target, RENDER_REFERENCE_CONTENT_TYPE), body.referenceDigest)
     const answer = await exchange(dispatcher, { origin, path, method: 'POST', headers: signed, body: body.digest }, giveUp)
     if (answer.statusCode !== RENDER_DATA_UNKNOWN_STATUS) return answer
     discardAnswer(answer)
     body.keptBy.delete(target.keptAs)
   }
-  const sent: Record<string, string> = { ...common, 'content-type': RENDER_REQUEST_CONTENT_TYPE }
-  const signed = signer ? { ...sent, ...signer.signing('POST', path, sent, body.digest) } : sent
+  const sent = requestHeaders(headers, target, RENDER_REQUEST_CONTENT_TYPE)
+  const signed = signer ? signer.signInto('POST', path, sent, body.digest) : sent
   const answer = await exchange(dispatcher, { origin, path, method: 'POST', headers: signed, body: body.bytes }, giveUp)
   if (signer && answer.headers[RENDER_DATA_KEPT_HEADER] !== undefined) body.keptBy.add(target.keptAs)
   return answer
+}
+
+/** A render request's headers in one object, signed into afterwards: the caller's, the target's Host, the protocol and the body's type. */
+function requestHeaders(headers: Record<string, string>, target: RenderTarget, contentType: string): Record<string, string> {
+  const sent = { ...headers }
+  sent.host = target.host
+  sent[RENDER_PROTOCOL_HEADER] = RENDER_PROTOCOL_VERSION
+  sent['content-type'] = contentType
+  return sent
 }
 
 /** Drops an answer that will not be sent; undici reports the abort as an error, which is expected here. */

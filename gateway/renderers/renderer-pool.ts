@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { Agent } from 'undici'
 import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDERER_CONNECT_TIMEOUT_MS, RENDERER_PROBE_BACKOFF_START_MS, RENDERER_PROBE_JITTER } from '../../shared/constants.ts'
 import { MAX_RENDER_TAGS_LENGTH, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner } from '../../shared/render-protocol/index.ts'
@@ -31,6 +32,19 @@ export function rendererUrl(base: URL, pathWithQuery: string): string {
 
 /** Any origin: a page's path is parsed against it once per render, the same for every member. */
 const BASE_FOR_PATHS = new URL('http://renderer.invalid')
+
+/** Paths as undici sends them, by the page's path: a page rendered again is not parsed again. Bounded by their text. */
+const sentPaths = new LRUCache<string, string>({ maxSize: 1024 * 1024, sizeCalculation: (path, pathWithQuery) => path.length + pathWithQuery.length + 1 })
+
+function sentPath(pathWithQuery: string): string {
+  let path = sentPaths.get(pathWithQuery)
+  if (path === undefined) {
+    const { pathname, search } = new URL(rendererUrl(BASE_FOR_PATHS, pathWithQuery))
+    path = `${pathname}${search}`
+    sentPaths.set(pathWithQuery, path)
+  }
+  return path
+}
 
 /** The renderer could not be reached: the render is tried on the next member. */
 /** What a kept-alive socket closed by the renderer as it was reused reports; a new connection settles it. */
@@ -189,6 +203,11 @@ export class RendererPool {
     return this.members.length > 0 && !this.members.some((member) => member.up)
   }
 
+  /** How many renderers are up now, counted without copying the members as list() does (the render slots follow it per render). */
+  upCount(): number {
+    return this.members.reduce((up, member) => (member.up ? up + 1 : up), 0)
+  }
+
   /** Current members, for logs and tests. */
   list(): PoolMember[] {
     return this.members.map(({ origin, host, up, build, sameProtocol, suspect }) => ({ origin, host, up, build, sameProtocol, suspect }))
@@ -201,8 +220,7 @@ export class RendererPool {
   async render(pathWithQuery: string, headers: Record<string, string>, body: RenderBody, options: RenderOptions = {}): Promise<RenderResponse> {
     await this.resolved
     // The path as undici sends it (the URL parser may encode or normalise it), signed as such: alike for every member.
-    const { pathname, search } = new URL(rendererUrl(BASE_FOR_PATHS, pathWithQuery))
-    const path = `${pathname}${search}`
+    const path = sentPath(pathWithQuery)
     const order = this.turnOrder()
     let lastError: unknown
     let retriedReset = false

@@ -9,7 +9,7 @@ import { NotFoundStage, knownMissing } from '../pages/not-found-stage.ts'
 import { PageFlights } from '../pages/page-flights.ts'
 import { PageRefresh } from '../pages/page-refresh.ts'
 import { PageStore } from '../pages/page-store.ts'
-import type { PageVisit } from '../pages/page-visit.ts'
+import { PageVisit } from '../pages/page-visit.ts'
 import { RedirectStage } from '../pages/redirect-stage.ts'
 import { RenderStage } from '../pages/render-stage.ts'
 import { RenderedAnswers } from '../pages/send-rendered.ts'
@@ -54,10 +54,13 @@ class PageSequence {
   }
 
   async answer(request: FastifyRequest, reply: FastifyReply, requested: SitePath): Promise<FastifyReply> {
-    const visit = await resolveVisit(this.app, request, reply, requested)
+    // A live page's visit and its redirect (none, mostly) are known at once: no promise is awaited for either then.
+    const resolved = resolveVisit(this.app, request, reply, requested)
+    const visit = resolved instanceof PageVisit ? resolved : await resolved
     // A preview's redirect lookup and render start at once, and no cache answers it: admitted before either.
     if (visit.preview) this.admit.refused(visit, reply)
-    const redirect = await this.redirects.redirection(visit)
+    const redirecting = this.redirects.redirection(visit)
+    const redirect = redirecting instanceof Promise ? await redirecting : redirecting
     if (redirect) return reply.redirect(redirect.to, redirect.statusCode)
     // A few misses per turn of the loop: the hits that arrive meanwhile are answered between them (admission/loop-turns.ts).
     const turn = this.app.missTurns.turn()
@@ -98,7 +101,8 @@ class PageSequence {
     // What this render stores must postdate the purges that came while it waited.
     if (waited) visit.renewTicket(app.pageCache.ticket())
     // Asked before admission: a page from another gateway is no work.
-    const shared = await flights.claim(visit, until)
+    const claiming = flights.claim(visit, until)
+    const shared = claiming && (await claiming)
     if (shared) return cache.sendStored(visit, reply, shared, 'HIT')
     return this.admit.refused(visit, reply) ?? this.renderOrStale(visit, reply)
   }

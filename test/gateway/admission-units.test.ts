@@ -40,3 +40,20 @@ t.test('a gate admits up to its limit, queues up to its length for at most queue
   t.equal(await gate.run(async () => gate.inFlight), 1, 'run holds a slot while its work runs')
   t.equal(gate.inFlight, 0)
 })
+
+t.test("one timer for a gate's queue: each waiter is refused after its own wait, not when its elder's would have run out", async (t) => {
+  const queueMs = 100
+  const gate = new ConcurrencyGate({ limit: () => 1, queueMs, queueLength: 2, refusal: () => new Error('busy') })
+  const held = await gate.enter()
+  const elder = gate.enter()
+  // The younger comes later than the elder by a gap: a refusal on the elder's deadline would cut its wait short by that much.
+  await new Promise((resolve) => setTimeout(resolve, queueMs / 2))
+  const youngerFrom = performance.now()
+  const younger = gate.enter()
+  held()
+  const admitted = await elder
+  await t.rejects(younger, /busy/, 'its wait ran out')
+  t.ok(performance.now() - youngerFrom >= queueMs - 1, 'not before its own queueMs')
+  t.equal(gate.waiting, 0)
+  admitted()
+})

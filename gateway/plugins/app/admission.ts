@@ -39,7 +39,7 @@ async function admission(app: FastifyInstance, options: AppPluginOptions): Promi
     new ConcurrencyGate({ limit, queueMs: settings.queueMs, queueLength: settings.queueLength, refusal, onOutcome: (outcome: GateOutcome) => count(`${kind}:${outcome}`).inc() })
   // The renderers in turn now (registered after this plugin; by the first render they are there): a renderer that is
   // down takes its slots with it, so the others are not given its share. With none up, one renderer's worth.
-  const renderersNow = (): number => Math.max(1, app.hasDecorator('renderers') ? app.renderers.list().filter((member) => member.up).length : 1)
+  const renderersNow = (): number => Math.max(1, app.hasDecorator('renderers') ? app.renderers.upCount() : 1)
   const admitted = new Admission({
     budget: new WorkBudget({ units: settings.clientWorkBudget, windowMs: config.rateLimit.windowMs, maxClients: settings.maxClients }),
     crawlerBudget: new WorkBudget({ units: config.crawlers.workBudget, windowMs: config.rateLimit.windowMs, maxClients: settings.maxClients }),
