@@ -104,6 +104,8 @@ function compareBy(orderBy: string): (a: StoredEntry, b: StoredEntry) => number 
 
 interface SortedList {
   entries: readonly StoredEntry[]
+  /** Each entry's place in `entries`, made when first asked for (adjacent). */
+  places?: ReadonlyMap<StoredEntry, number>
   /** The post dates (ms) still to come when the list was sorted, ascending. */
   futurePosts: readonly number[]
 }
@@ -367,9 +369,26 @@ export class ContentStore {
    * among them.
    */
   adjacent(entry: StoredEntry, query: EntryQuery, token: string | undefined, step: -1 | 1): StoredEntry | null {
-    const all = this.findEntries({ ...query, limit: null, offset: null }, token)
-    const at = all.findIndex((other) => other.id === entry.id)
-    return at < 0 ? null : (all[at + step] ?? null)
+    const drafts = token === undefined ? undefined : this.draftsById.get(token)
+    const bySectionOnly = !query.type && !query.slug && !query.uri && !query.id && !query.relatedTo && !query.postDate
+    if (drafts || !bySectionOnly) {
+      const all = this.findEntries({ ...query, limit: null, offset: null }, token)
+      const at = all.findIndex((other) => other.id === entry.id)
+      return at < 0 ? null : (all[at + step] ?? null)
+    }
+    // Every article page asks for its neighbours: from the section's sorted list and the entry's place in it, not a
+    // walk of the whole section (3.5 ms a call at 10,000 articles, four calls a page).
+    if (query.site && !query.site.includes(this.site)) return null
+    const list = this.sortedList(query.section ?? undefined, query.orderBy ?? undefined)
+    list.places ??= new Map(list.entries.map((listed, place) => [listed, place]))
+    const at = list.places.get(entry)
+    const now = Date.now()
+    if (at === undefined || postedAt(entry) > now) return null
+    for (let place = at + step; place >= 0 && place < list.entries.length; place += step) {
+      const other = list.entries[place] as StoredEntry
+      if (postedAt(other) <= now) return other
+    }
+    return null
   }
 
   /**
