@@ -181,6 +181,9 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
       onKeyDown={(event) => {
         if (event.key === 'Escape' && menu.current?.open) {
           menu.current.open = false
+          // At once, not on the <details>' toggle event, which comes a task later:
+          // the menu is gone in the same frame as the key press.
+          setMenuOpenOn(null)
           ;(menu.current.firstChild as HTMLElement).focus()
         }
       }}
