@@ -367,6 +367,9 @@ async function main() {
   // CPU microseconds its servers have used (all their threads): per request, a measure that a loaded machine moves
   // less than requests per second, where a system of two processes gets two shares of a contended core, the peer one.
   const cpuOf = (scenario) => scenario.pids?.().reduce((sum, pid) => sum + cpuMicrosOf(pid).process, 0)
+  // The first server's alone (the gateway, where a scenario has both services): its own CPU per page, which the core's
+  // sharing between two processes does not move as it moves 1/#4 - 1/#4a.
+  const firstCpuOf = (scenario) => (scenario.pids && scenario.pids().length > 1 ? cpuMicrosOf(scenario.pids()[0]).process : undefined)
   const reversed = (list) => [...list].reverse()
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1
@@ -379,8 +382,14 @@ async function main() {
         for (const scenario of forward === (slice % 2 === 0) ? group : reversed(group)) {
           const load1 = loadAverage()
           const cpuBefore = cpuOf(scenario)
+          const firstBefore = firstCpuOf(scenario)
           const result = await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })
-          slices.get(String(scenario.id)).push({ ...result, load1, ...(cpuBefore === undefined ? {} : { cpuUs: cpuOf(scenario) - cpuBefore }) })
+          slices.get(String(scenario.id)).push({
+            ...result,
+            load1,
+            ...(cpuBefore === undefined ? {} : { cpuUs: cpuOf(scenario) - cpuBefore }),
+            ...(firstBefore === undefined ? {} : { gatewayCpuUs: firstCpuOf(scenario) - firstBefore }),
+          })
         }
       }
       for (const scenario of group) {
@@ -422,6 +431,7 @@ async function main() {
       ...(runs.has('2') ? { vs_bare_fastify: perRound(id, '2').value } : {}),
       ...(runs.has('nuxt') && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? nuxtRatio(perRound(id, 'nuxt')) : {}),
       ...(results[0].cpuUs === undefined ? {} : { cpu_us_per_request: Math.round(median(results.map(cpuPerRequest))) }),
+      ...(results[0].gatewayCpuUs === undefined ? {} : { gateway_cpu_us_per_request: Math.round(median(results.map((r) => r.gatewayCpuUs / r.requests))) }),
       ...(results[0].cpuUs !== undefined && nuxtCpu && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? { cpu_vs_nuxt: spreadOf(results.map((r, i) => nuxtCpu[i] / cpuPerRequest(r))).value } : {}),
       load1: Number(median(results.map((r) => r.load1)).toFixed(2)),
     }
@@ -458,7 +468,7 @@ async function main() {
   const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})${row.cpu_vs_nuxt === undefined ? '' : `; CPU per page ${row.cpu_vs_nuxt}`}`)
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
   const counted = table.filter((row) => row.cpu_us_per_request !== undefined)
-  if (counted.length > 0) console.log(`CPU µs per request, the servers' (median of the rounds): ${counted.map((row) => `#${row.scenario} ${row.cpu_us_per_request}`).join(', ')}`)
+  if (counted.length > 0) console.log(`CPU µs per request, the servers' (median of the rounds): ${counted.map((row) => `#${row.scenario} ${row.cpu_us_per_request}${row.gateway_cpu_us_per_request === undefined ? '' : ` (the gateway's ${row.gateway_cpu_us_per_request})`}`).join(', ')}`)
   if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
   console.log('| target | median of the rounds | required | rounds min–max | met |')

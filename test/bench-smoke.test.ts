@@ -59,7 +59,7 @@ t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, eac
   const results = JSON.parse(readFileSync(out, 'utf8')) as {
     mode: string
     settings: { requests: number; baseline_commit: string }
-    scenarios: { scenario: number | string; twin_of?: number | string; rps: number; requests: number; non2xx: number; socket_errors: number; wrong_answers: number; vs_nginx: number }[]
+    scenarios: { scenario: number | string; twin_of?: number | string; rps: number; requests: number; non2xx: number; socket_errors: number; wrong_answers: number; vs_nginx: number; cpu_us_per_request?: number; gateway_cpu_us_per_request?: number }[]
     no_scenario_slower: { baseline: { commit: string }; tolerance: number; met: boolean; slower: (number | string)[]; scenarios: { scenario: number | string; vs_baseline: number; slower: boolean }[] }
     targets: Record<string, Target>
     compression: { page_bytes: number; levels: { encoding: string; level: number; bytes: number; sync_cpu_us: number; stream_cpu_us: number }[] }
@@ -101,6 +101,7 @@ t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, eac
     'compressed_vs_plain_fresh_page',
     'fresh_page_vs_nginx',
     'gateway_fresh_render_vs_hop_floor',
+    'gateway_own_time_us',
     'page_cache_hit_vs_bare_fastify',
     'page_cache_hit_vs_same_headers',
     'renderer_vs_render_to_string',
@@ -109,6 +110,11 @@ t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, eac
     t.ok(Number.isFinite(target.value) && Number.isFinite(target.required) && typeof target.met === 'boolean' && target.spread.length === 2, `${key}: computed against required, met or not`)
     t.equal(target.met, target.comparison === '>=' ? target.value >= target.required : target.value <= target.required, `${key}: met as compared`)
   }
+  const fresh = results.scenarios.find((row) => row.scenario === 4)
+  t.ok(
+    fresh?.gateway_cpu_us_per_request !== undefined && fresh.gateway_cpu_us_per_request > 0 && fresh.gateway_cpu_us_per_request < (fresh.cpu_us_per_request ?? 0),
+    `a fresh page's CPU counted for the gateway alone, part of both services' (${fresh?.gateway_cpu_us_per_request} of ${fresh?.cpu_us_per_request} µs)`,
+  )
   t.ok(results.compression.page_bytes > 0)
   t.ok(
     results.compression.levels.some((level) => level.encoding === 'br') && results.compression.levels.every((level) => level.bytes > 0 && level.sync_cpu_us > 0 && level.stream_cpu_us > 0),
