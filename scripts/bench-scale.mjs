@@ -3,7 +3,8 @@
 // through CONTENT_DIR, each in a gateway and a renderer of its own with the
 // default cache settings. Printed side by side: an overview page's bytes,
 // the sitemap's bytes and build time, the warm-pass hit ratio over every
-// sitemap address, the gateway's RSS, and what a purge of the articles costs.
+// sitemap address, the gateway's RSS, and what a purge of the articles' lists costs (since issue 50 a section's
+// purge marks the pages that list it, not every article: docs/performance.md).
 // Times are of a machine shared with others: compare columns, not runs.
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
@@ -119,7 +120,8 @@ async function measure(scale) {
     row.pageCacheMiB = +((await gaugeOf(metricsUrl, 'page_cache_bytes')) / 1024 / 1024).toFixed(1)
     row.loadAverage = loadAverage()
 
-    // A (soft) purge of the articles, then a pass over the article pages: what the visitors got, and how many renders it cost.
+    // A (soft) purge of the articles' section (its lists: overviews, the home page's news, the sitemap group), then a
+    // pass over the article pages: what the visitors got, and how many renders it cost.
     const articles = pages.filter((path) => path.startsWith('/actueel'))
     const before = await rendersOf(system)
     const purged = await request(`${system.url}/api/purge`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-purge-secret': PURGE_SECRET }, body: JSON.stringify({ sections: ['topical'] }) })
@@ -158,7 +160,7 @@ const labels = {
   pageCacheEntries: 'pages in the page cache',
   pageCacheMiB: 'page cache, MiB as PAGE_CACHE_MAX_BYTES counts them',
   loadAverage: 'load average (1 min) then',
-  purgedPages: 'pages marked by a purge of topical',
+  purgedPages: "pages marked by a purge of topical (its lists)",
   afterPurgeMiss: 'article pages then MISS (visitor waited)',
   afterPurgeStale: 'article pages then STALE (served at once)',
   rendersAfterPurge: 'renders caused by that pass',
