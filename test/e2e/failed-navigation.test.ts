@@ -44,6 +44,13 @@ const damageCallReachable = (page: Page): Promise<boolean> =>
     return false
   }, DAMAGE_TEL)
 
+/** Whether the menu is open, and whether the app root has the open menu's class. */
+const menuState = (page: Page): Promise<{ open: boolean; rootClass: boolean }> =>
+  page.evaluate(() => ({
+    open: document.querySelector<HTMLDetailsElement>('details.site-menu')?.open === true,
+    rootClass: document.getElementById('app')?.classList.contains('app--menu-open') === true,
+  }))
+
 /** The title the target page has when it loads whole (its server-rendered heading). */
 const targetHeading = await (async () => {
   const watched = await open(TARGET)
@@ -156,6 +163,7 @@ t.test(`nothing comes: after ${NAVIGATION_TIMEOUT_MS} ms the page loads whole, t
   await page.click(`#hoofdmenu a[href="${TARGET}"]`)
   await asked
   t.equal(addressPath(page), TARGET, 'the address bar has the new address')
+  t.same(await menuState(page), { open: false, rootClass: false }, 'the menu closed at the tap, not left open over the page while it waits')
   t.ok(await damageCallReachable(page), 'the damage number in reach while it waits')
 
   await page.clock.runFor(NAVIGATION_TIMEOUT_MS - 1)

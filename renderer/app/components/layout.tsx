@@ -68,7 +68,7 @@ export const menuOf = (site: SiteSettings | null) => site?.mainNavigation ?? [{ 
  * before the scripts have arrived (or without them); the navigation beside it
  * shows while it is open (styles.css: `:has(.site-menu[open])`, and the app
  * root's `app--menu-open` once hydrated, see Layout). Once hydrated Escape
- * closes it; a navigation renders a new, closed one.
+ * and a tap on one of its links close it; a navigation renders a new, closed one.
  */
 export function Header({ site, menu, currentPath }: { site: SiteSettings | null; menu: RefObject<HTMLDetailsElement | null>; currentPath: string }) {
   const stored = useContext(LayoutPartsContext)?.header
@@ -169,6 +169,11 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
   const menuToggled = () => setMenuOpenOn(menu.current?.open ? currentPath : null)
   // A menu opened before hydration (styles.css covers it until then).
   useEffect(menuToggled, [])
+  const closeMenu = (details: HTMLDetailsElement) => {
+    details.open = false
+    // At once, not on the <details>' toggle event, which comes a task later: the menu is gone in the same frame.
+    setMenuOpenOn(null)
+  }
 
   return (
     <div
@@ -177,13 +182,15 @@ export function Layout({ children, currentPath, error = false }: { children: Rea
       className={`app${error ? ' app--error' : ''}${menuOpenOn === currentPath ? ' app--menu-open' : ''}`}
       // The <details>' toggle, which React passes up from the element like any event.
       onToggle={menuToggled}
+      // A tap on a link of the open menu closes it at once: while the next page's data comes (up to
+      // NAVIGATION_TIMEOUT_MS), the visitor sees the page under it, the loading bar and the damage bar.
+      onClick={(event) => {
+        if (menu.current?.open && (event.target as Element).closest('.site-nav a')) closeMenu(menu.current)
+      }}
       // Escape closes the open menu and gives the focus back to its toggle.
       onKeyDown={(event) => {
         if (event.key === 'Escape' && menu.current?.open) {
-          menu.current.open = false
-          // At once, not on the <details>' toggle event, which comes a task later:
-          // the menu is gone in the same frame as the key press.
-          setMenuOpenOn(null)
+          closeMenu(menu.current)
           ;(menu.current.firstChild as HTMLElement).focus()
         }
       }}
