@@ -5,6 +5,7 @@
 // above that line: CI keeps only the tail of a long run's output.
 // TEST_NODE=current or TEST_NODE=image runs one of the two only.
 import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { ensureImageNode, imageNodeMajor } from './image-node.mjs'
 
@@ -117,7 +118,11 @@ function runTap(node) {
  * chromium-bidi: every Firefox test file failed on the first Node, in CI
  * only. Building first gives every file of every run the configured loaders.
  */
-function buildTapPlugins() {
+async function buildTapPlugins() {
+  // Only when the build differs: a build empties node_modules/@tapjs/test/test-built first, and every tap process that
+  // starts meanwhile on the same node_modules (a worktree's, StrykerJS's workers) fails to load tap.
+  const { TapConfig } = await import('@tapjs/config')
+  if (builtTapSignature() === (await TapConfig.load()).pluginSignature) return
   const build = spawnSync(process.execPath, ['node_modules/tap/dist/esm/run.mjs', 'build'], { stdio: 'inherit' })
   if (build.status !== 0) {
     console.error(`tap build failed (${build.status ?? build.signal})`)
@@ -125,7 +130,17 @@ function buildTapPlugins() {
   }
 }
 
-buildTapPlugins()
+/** The plugins tap's test class was last built with (the signature tap itself compares), or undefined. */
+function builtTapSignature() {
+  try {
+    const built = readFileSync('node_modules/@tapjs/test/test-built/dist/esm/index.js', 'utf8')
+    return /^export const signature = `([^`]*)`/m.exec(built)?.[1]?.trim()
+  } catch {
+    return undefined
+  }
+}
+
+await buildTapPlugins()
 const line = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`
 const results = []
 for (const run of runs) {
