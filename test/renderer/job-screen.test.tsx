@@ -48,6 +48,7 @@ const postedDescription = (intro: string): unknown => {
 t.test("a job's structured data: its intro's tags cut out, in CPU time per character that does not grow with a run of < or > (issue 52)", async (t) => {
   t.equal(postedDescription('<p>Wij <b>zoeken</b>\n een adviseur.</p>'), '<p>Wij zoeken een adviseur.</p>', 'tags as the sanitiser leaves them')
   t.equal(postedDescription('a <<b> c'), '<p>a < c</p>', 'a tag ends at the next < or >: a lone < stays text')
+  t.equal(postedDescription('<p>Wij</p><p>zoeken</p>'), '<p>Wij zoeken</p>', 'a tag between words parts them')
   // A tag read up to the next > alone reads to the end of the text from each < of a run: 40 times the time per character at 25 KB.
   for (const [name, run] of Object.entries({ '<': (n: number) => '<'.repeat(n), '<a': (n: number) => '<a'.repeat(n / 2), '<>': (n: number) => `${'<'.repeat(n)}>` })) {
     const { ratios, linear } = growth(postedDescription, (length, call) => `${run(length)}${call}`, [1_000, 25_000, 100_000], 5)

@@ -96,7 +96,12 @@ t.test('refusedRichTextHref: a scheme a link may not have, or another host, as a
   for (const href of ['javascript:x', ' JaVaScRiPt:x', 'java\tscript:x', 'java\nscript:x', '\u0000javascript:x', 'data:text/html,x', 'vbscript:x', 'ftp://x.example/', '//x.example/', '/\\x.example/', '\\\\x.example/', '/\t/x.example/', 'a+b.c-d:x']) {
     t.ok(refusedRichTextHref(href), JSON.stringify(href))
   }
-  for (const href of ['https://www.kifid.nl/', 'HTTP://x.example/', 'mailto:a@b.nl', 'tel:+31881234599', '/kantoren', '#top', 'pagina', 'pagina?p=2', '?p=2', './a:b', '', ' ']) {
+  for (const href of ['https://www.kifid.nl/', 'HTTP://x.example/', 'mailto:a@b.nl', 'tel:+31881234599', '/kantoren', '#top', 'pagina', 'pagina?p=2', '?p=2', './a:b', '', ' ', '\\kantoren', '/\tkantoren']) {
     t.notOk(refusedRichTextHref(href), JSON.stringify(href))
   }
+})
+
+t.test('cleanLinkField without a listener: a field or a menu link is dropped all the same', async (t) => {
+  t.equal(cleanLinkField('website', 'javascript:alert(1)'), null)
+  t.same(cleanLinkField('mainNavigation', [{ label: 'a', url: '/a' }, { label: 'b', url: 'data:text/html,x' }, null]), [{ label: 'a', url: '/a' }])
 })
