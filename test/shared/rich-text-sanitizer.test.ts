@@ -81,3 +81,14 @@ t.test('withCleanRichText and the memo pass each drop on, with the rich text fie
   withCleanRichText(data, memo, dropped)
   t.same(heard, [], 'text seen before is not sanitised again: heard of once')
 })
+
+t.test('every tag and attribute of the allowlist is kept as it is; a protocol-relative link is not', async (t) => {
+  const all =
+    '<h2>a</h2><h3>b</h3><h4>c</h4><p><strong>d</strong> <em>e</em> <b>f</b> <i>g</i><br /></p><hr /><blockquote><p>h</p></blockquote>' +
+    '<ul><li>i</li></ul><ol><li>j</li></ol><table><thead><tr><th scope="col">k</th></tr></thead><tbody><tr><td>l</td></tr></tbody></table>' +
+    '<p><a href="https://www.kifid.nl/" title="Kifid" target="_blank" rel="noopener noreferrer">m</a></p>'
+  t.equal(sanitizeRichText(all), all)
+  const heard: [string, unknown][] = []
+  t.equal(sanitizeRichText('<a href="//elders.example/">n</a>', (field, value) => void heard.push([field, value])), '<a>n</a>')
+  t.same(heard, [['richText', '//elders.example/']], 'a drop outside any field is told as richText')
+})
