@@ -150,7 +150,8 @@ function strykerConfig(options, files, testFiles) {
     coverageAnalysis: 'perTest',
     checkers: options.check ? ['typescript'] : [],
     tsconfigFile: '.cache/mutation/tsconfig.json',
-    typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+    // The checker's option only with the checker: without its plugin Stryker warns of an unknown option.
+    ...(options.check ? { typescriptChecker: { prioritizePerformanceOverAccuracy: true } } : {}),
     // The tests start services and wait on them: a mutant that hangs one is given its dry-run time twice, plus 30 s.
     timeoutMS: 30_000,
     timeoutFactor: 2,

@@ -5,9 +5,8 @@
 // above that line: CI keeps only the tail of a long run's output.
 // TEST_NODE=current or TEST_NODE=image runs one of the two only.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { ensureImageNode, imageNodeMajor } from './image-node.mjs'
 
 const which = process.env.TEST_NODE ?? 'both'
@@ -119,13 +118,11 @@ function runTap(node) {
  * chromium-bidi: every Firefox test file failed on the first Node, in CI
  * only. Building first gives every file of every run the configured loaders.
  */
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-
-function buildTapPlugins() {
-  // Built already as configured: not built again, so that two runs at once (worktrees sharing node_modules) do not
-  // rewrite the test class under each other, which leaves it without its ESM half for every later run.
-  const built = join(root, 'node_modules/@tapjs/test/test-built/dist/esm/index.js')
-  if (existsSync(built) && !readFileSync(built, 'utf8').includes('"@tapjs/typescript"')) return
+async function buildTapPlugins() {
+  // Only when the build differs: a build empties node_modules/@tapjs/test/test-built first, and every tap process that
+  // starts meanwhile on the same node_modules (a worktree's, StrykerJS's workers) fails to load tap.
+  const { TapConfig } = await import('@tapjs/config')
+  if (builtTapSignature() === (await TapConfig.load()).pluginSignature) return
   const build = spawnSync(process.execPath, ['node_modules/tap/dist/esm/run.mjs', 'build'], { stdio: 'inherit' })
   if (build.status !== 0) {
     console.error(`tap build failed (${build.status ?? build.signal})`)
@@ -133,7 +130,17 @@ function buildTapPlugins() {
   }
 }
 
-buildTapPlugins()
+/** The plugins tap's test class was last built with (the signature tap itself compares), or undefined. */
+function builtTapSignature() {
+  try {
+    const built = readFileSync('node_modules/@tapjs/test/test-built/dist/esm/index.js', 'utf8')
+    return /^export const signature = `([^`]*)`/m.exec(built)?.[1]?.trim()
+  } catch {
+    return undefined
+  }
+}
+
+await buildTapPlugins()
 const line = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`
 const results = []
 for (const run of runs) {

@@ -30,6 +30,18 @@ export function linkHref(value: unknown, schemes: readonly LinkScheme[] = WEB_SC
   return scheme !== undefined && (schemes as readonly string[]).includes(scheme) ? href : undefined
 }
 
+/**
+ * Whether a link of rich text goes where a link may not: linkHref refuses it
+ * and, read as a browser reads it (without spaces and control characters),
+ * it names a scheme or another host (`//…`, `/\\…`). A relative address
+ * (`pagina`, `?p=2`) is no such link: rich text keeps it.
+ */
+export function refusedRichTextHref(href: string): boolean {
+  if (linkHref(href, LINK_SCHEMES) !== undefined) return false
+  const read = href.replace(/[\u0000-\u0020\u007f]/g, '')
+  return /^(?:[a-z][a-z0-9+.-]*:|[/\\]{2})/i.test(read)
+}
+
 /** The URL fields of the content model the site writes into an href, and the schemes each may hold. */
 const LINK_FIELDS: ReadonlyMap<string, readonly LinkScheme[]> = new Map([
   ['website', WEB_SCHEMES],

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import sanitizeHtml from 'sanitize-html'
 import { linkContactsInHtmlText } from './contact-links.ts'
-import { type DroppedLink, LINK_SCHEMES, cleanLinkField, isLinkField } from './link-href.ts'
+import { type DroppedLink, LINK_SCHEMES, cleanLinkField, isLinkField, refusedRichTextHref } from './link-href.ts'
 import { RICH_TEXT_FIELDS } from './operations.ts'
 
 /** What rich text may contain: text markup, lists, tables and links; no scripts, styles, frames or handlers. */
@@ -20,17 +20,31 @@ const ALLOWLIST: sanitizeHtml.IOptions = {
   },
 }
 
-export type Sanitize = (html: string) => string
+/** Sanitises a rich text field's HTML; `dropped` hears of each link it takes out, as of `field`. */
+export type Sanitize = (html: string, dropped?: DroppedLink, field?: string) => string
+
+const transformLink = ALLOWLIST.transformTags?.a as sanitizeHtml.Transformer
 
 /**
  * Cleaned by the allowlist, with every Dutch phone number and e-mail address
  * that the editor did not make a link made one (tel: in E.164, mailto:). Text
- * inside a link stays as it is, so cleaning clean text changes nothing.
+ * inside a link stays as it is, so cleaning clean text changes nothing. A
+ * link to an address of a scheme a link may not have (link-href.ts) loses
+ * its href, as the allowlist would take it, and `dropped` hears of it.
  */
-export const sanitizeRichText: Sanitize = (html) => {
+export const sanitizeRichText: Sanitize = (html, dropped, field = 'richText') => {
   let insideLinks = 0
   return sanitizeHtml(html, {
     ...ALLOWLIST,
+    transformTags: {
+      ...ALLOWLIST.transformTags,
+      a: (tagName, attribs) => {
+        const { href, ...rest } = attribs
+        if (href === undefined || !refusedRichTextHref(href)) return transformLink(tagName, attribs)
+        dropped?.(field, href)
+        return transformLink(tagName, rest)
+      },
+    },
     onOpenTag: (name) => {
       if (name === 'a') insideLinks++
     },
@@ -51,10 +65,11 @@ export function memoisedSanitizer(maxBytes: number, sanitize: Sanitize = sanitiz
     // UTF-16 code units; clean text maps to itself and is counted once.
     sizeCalculation: (clean, html) => Math.max(1, 2 * (html.length + (clean === html ? 0 : clean.length))),
   })
-  return (html) => {
+  // A link dropped is heard of when its text is first sanitised: logged once, as logDroppedLinks would anyway.
+  return (html, dropped, field) => {
     let clean = memo.get(html)
     if (clean === undefined) {
-      clean = sanitize(html)
+      clean = sanitize(html, dropped, field)
       memo.set(html, clean === html ? html : clean)
     }
     return clean
@@ -62,8 +77,8 @@ export function memoisedSanitizer(maxBytes: number, sanitize: Sanitize = sanitiz
 }
 
 /** A rich text field's value made safe: its text sanitised; anything but text or null is not rich text and goes. */
-function richTextValue(value: unknown, sanitize: Sanitize): unknown {
-  if (typeof value === 'string') return sanitize(value)
+function richTextValue(value: unknown, sanitize: Sanitize, dropped: DroppedLink | undefined, field: string): unknown {
+  if (typeof value === 'string') return sanitize(value, dropped, field)
   return value === null || value === undefined ? value : null
 }
 
@@ -93,7 +108,7 @@ function clean(value: unknown, sanitize: Sanitize, dropped: DroppedLink | undefi
   let copy: Record<string, unknown> | undefined
   for (const key of Object.keys(record)) {
     const inner = record[key]
-    const next = RICH_TEXT_FIELDS.has(key) ? richTextValue(inner, sanitize) : isLinkField(key) ? cleanLinkField(key, inner, dropped) : clean(inner, sanitize, dropped)
+    const next = RICH_TEXT_FIELDS.has(key) ? richTextValue(inner, sanitize, dropped, key) : isLinkField(key) ? cleanLinkField(key, inner, dropped) : clean(inner, sanitize, dropped)
     if (next !== inner) (copy ??= { ...record })[key] = next
   }
   return copy ?? record

@@ -43,9 +43,13 @@ const FETCH_WAIT_MS = 2_000
  * without a question; a round of questions is one unit of the client's work
  * budget (over budget: 429), and at most FETCHES_AT_ONCE rounds run at once.
  */
-export function foreignAssets(app: FastifyInstance): (path: string, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+export function foreignAssets(
+  app: FastifyInstance,
+  /** The bound of the misses remembered; smaller in a test. */
+  missingMax = MISSING_MAX,
+): (path: string, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   const kept = new LRUCache<string, BuildAsset>({ maxSize: KEPT_BYTES, sizeCalculation: (asset) => asset.body.length + 1 })
-  const missing = new LRUCache<string, true>({ max: MISSING_MAX, ttl: MISSING_MS })
+  const missing = new LRUCache<string, true>({ max: missingMax, ttl: MISSING_MS })
   const fetching = new Map<string, Promise<BuildAsset | undefined>>()
   const fromRenderers = counter(app.metrics.registry, 'foreign_assets_total', "Client-bundle files of another build asked of this gateway, by result (kept, fetched from a renderer, missing, busy: refused while the renderers' rounds were full)", ['result'])
   const rounds = new ConcurrencyGate({

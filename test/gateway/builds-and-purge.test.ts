@@ -1,14 +1,31 @@
-import { readFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
+import { loadGatewayConfig } from '../../gateway/config.ts'
 import { DEFAULT_SITE_HANDLE, SITE_SETTINGS_HANDLE } from '../../shared/constants.ts'
 import { createOperations } from '../../shared/operations.ts'
 import { purge as sendPurge } from '../helpers/http.ts'
 import { ROOT } from '../helpers/processes.ts'
 import { startSystem } from '../helpers/system.ts'
 
+/** The shipped content with one more redirect entry in the CMS: a rule whose target is its own address (an editor's slip). */
+function contentWithSelfRedirect(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'self-redirect-'))
+  cpSync(loadGatewayConfig({}).contentDir, dir, { recursive: true })
+  const file = join(dir, 'redirects.json')
+  const content = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, unknown>[] }
+  const [first] = content.entries
+  content.entries.push({ ...first, id: '899', title: 'Privacy naar zichzelf', slug: 'privacy-zelf', fields: { redirectSrcUrl: '/privacy', redirectDestUrl: '/privacy', redirectHttpCode: 301 } })
+  writeFileSync(file, JSON.stringify(content))
+  return dir
+}
+const contentDir = contentWithSelfRedirect()
+t.teardown(() => rmSync(contentDir, { recursive: true, force: true }))
+
 const system = await startSystem({
+  CONTENT_DIR: contentDir,
   PURGE_SECRET: 'webhook-secret',
   REDIRECTS: JSON.stringify([
     { from: '/oude-pagina', to: '/over-ons', statusCode: 301 },
@@ -66,6 +83,12 @@ t.test('a rule whose target is the address asked for is not followed: the page a
   t.match(itself.text, '<h1', 'the page itself')
   const withQuery = await get('/disclaimer?ref=oud')
   t.same([withQuery.status, withQuery.headers.location], [200, undefined], 'a query the page does not read makes no other address: the page too')
+  // The same from the CMS's rules, asked of it (the first visit) and then decided at once from its answer.
+  for (const visit of ['asked of the CMS', 'decided at once']) {
+    const fromCms = await get('/privacy')
+    t.same([fromCms.status, fromCms.headers.location], [200, undefined], `a CMS rule to its own address, ${visit}: the page`)
+  }
+  t.equal((await get('/schade')).headers.location, '/onze-dienstverlening/schade-melden', "the CMS's other rules still apply")
 })
 
 /** Payloads and pages the purge tests fill the caches with: jobs (the section purged) and others. */

@@ -23,6 +23,8 @@ import { startSystem } from '../helpers/system.ts'
  * browser renders from a payload after a navigation.
  */
 const HOSTILE = ['data:text/html,<script>alert(1)</script>', 'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==', 'vbscript:msgbox(1)', 'javascript:alert(1)', ' JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', '//elders.example/x', '/\\elders.example/x']
+/** A link in an editor's rich text, to an address of a scheme a link may not have. */
+const RICH_TEXT_HOSTILE = 'vbscript:msgbox(2)'
 const DANGER = /href="(?:\s*(?:data|vbscript|javascript|java\s+script):|\/\/|\/\\)/i
 
 /** The shipped content with a hostile address in every URL field the site writes into a link: the insurers' websites, the register links, the menus, the home page's call to action, the offices' maps. */
@@ -37,7 +39,13 @@ function hostileContent(): string {
   const hostile = (index: number): string => HOSTILE[index % HOSTILE.length] as string
   rewrite('site-insurers.json', (content) => content.entries?.forEach((entry, index) => (entry.fields.website = hostile(index))))
   rewrite('site-establishments.json', (content) => content.entries?.forEach((entry, index) => (entry.fields.mapUrl = hostile(index + 1))))
-  rewrite('site-pages.json', (content) => content.entries?.forEach((entry) => 'ctaLinkUrl' in entry.fields && (entry.fields.ctaLinkUrl = hostile(2))))
+  rewrite('site-pages.json', (content) =>
+    content.entries?.forEach((entry) => {
+      if ('ctaLinkUrl' in entry.fields) entry.fields.ctaLinkUrl = hostile(2)
+      // A link in rich text too: the sanitiser takes its href out, and says so.
+      if ((entry as { slug?: string }).slug === 'contact') entry.fields.text = `${String(entry.fields.text)}<p><a href="${RICH_TEXT_HOSTILE}">Hier niet heen</a></p>`
+    }),
+  )
   rewrite('site-globals.json', (content) => {
     const fields = content.globalSets?.[0]?.fields as Record<string, unknown>
     Object.assign(fields, { afmRegisterUrl: hostile(0), kifidRegisterUrl: hostile(1), kvkRegisterUrl: hostile(2) })
@@ -80,6 +88,8 @@ t.test('a hostile address in a URL field is no link on the page: the insurer\'s 
   const drops = system.gatewayLogs.lines.filter((line) => line.msg === 'a link from the CMS was dropped: a link may not go to its address')
   t.ok(drops.some((line) => line.field === 'website' && line.address === HOSTILE[0]), 'each drop is logged, with its field and address')
   t.ok(drops.some((line) => line.field === 'mainNavigation'), 'a menu link too')
+  t.ok(drops.some((line) => line.field === 'text' && line.address === RICH_TEXT_HOSTILE), 'a link in rich text too')
+  t.match(withoutScripts(await (await request(`${system.url}/contact`)).body.text()), '<a>Hier niet heen</a>', 'its text stays, without the link')
   t.equal(new Set(drops.map((line) => `${String(line.field)} ${String(line.address)}`)).size, drops.length, 'each once')
 })
 

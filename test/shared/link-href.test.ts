@@ -1,5 +1,5 @@
 import t from 'tap'
-import { LINK_SCHEMES, cleanLinkField, linkHref, logDroppedLinks } from '../../shared/link-href.ts'
+import { LINK_SCHEMES, cleanLinkField, linkHref, logDroppedLinks, refusedRichTextHref } from '../../shared/link-href.ts'
 
 /**
  * The one check of where a link from the CMS may go, unit by unit; what the
@@ -90,4 +90,18 @@ t.test('logDroppedLinks: past 200 remembered drops it forgets them all and logs 
   t.equal(warnings.length, 202, 'so the first is logged again')
   drop('website', 'data:200')
   t.equal(warnings.length, 202, 'while the one logged after the clearing is still remembered')
+})
+
+t.test('refusedRichTextHref: a scheme a link may not have, or another host, as a browser reads it; relative addresses and allowed ones pass', async (t) => {
+  for (const href of ['javascript:x', ' JaVaScRiPt:x', 'java\tscript:x', 'java\nscript:x', '\u0000javascript:x', 'data:text/html,x', 'vbscript:x', 'ftp://x.example/', '//x.example/', '/\\x.example/', '\\\\x.example/', '/\t/x.example/', 'a+b.c-d:x']) {
+    t.ok(refusedRichTextHref(href), JSON.stringify(href))
+  }
+  for (const href of ['https://www.kifid.nl/', 'HTTP://x.example/', 'mailto:a@b.nl', 'tel:+31881234599', '/kantoren', '#top', 'pagina', 'pagina?p=2', '?p=2', './a:b', '', ' ', '\\kantoren', '/\tkantoren']) {
+    t.notOk(refusedRichTextHref(href), JSON.stringify(href))
+  }
+})
+
+t.test('cleanLinkField without a listener: a field or a menu link is dropped all the same', async (t) => {
+  t.equal(cleanLinkField('website', 'javascript:alert(1)'), null)
+  t.same(cleanLinkField('mainNavigation', [{ label: 'a', url: '/a' }, { label: 'b', url: 'data:text/html,x' }, null]), [{ label: 'a', url: '/a' }])
 })

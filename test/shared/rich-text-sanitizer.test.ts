@@ -50,3 +50,45 @@ t.test('Dutch phone numbers and e-mail addresses in rich text become links, E.16
   const numbers = '<p>KvK 08123456, AFM 12045678, Kifid 300.012345, IBAN NL91ABNA0417164300, 2026-11-26, 8021 EV</p>'
   t.equal(sanitizeRichText(numbers), numbers, 'registration numbers, an IBAN, a date and a postcode are no phone numbers')
 })
+
+t.test("a link of rich text to an address a link may not go to loses its href, and the drop is heard of with its field (issue 52, finding 3)", async (t) => {
+  const heard: [string, unknown][] = []
+  const dropped = (field: string, value: unknown): void => void heard.push([field, value])
+  const hostile = ['javascript:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:msgbox(1)', ' JaVaScRiPt:x', 'java\tscript:x', '//elders.example/x', '/\\elders.example/x', 'ftp://elders.example/']
+  for (const href of hostile) {
+    t.equal(sanitizeRichText(`<p><a href="${href.replace(/"/g, '&quot;').replace(/</g, '&lt;')}">link</a></p>`, dropped, 'text'), '<p><a>link</a></p>', JSON.stringify(href))
+  }
+  t.same(heard, hostile.map((href) => ['text', href]), 'each heard of, as the field it was in')
+  heard.length = 0
+  const kept = '<p><a href="https://www.kifid.nl/">a</a> <a href="/kantoren">b</a> <a href="#top">c</a> <a href="mailto:info@havenborg.nl">d</a> <a href="tel:+31881234599">e</a> <a href="pagina?p=2">f</a></p>'
+  t.equal(sanitizeRichText(kept, dropped), kept, 'allowed schemes, paths of the site, a #fragment and a relative address stay')
+  t.same(heard, [], 'and nothing is heard of them')
+  t.equal(sanitizeRichText('<p><a href="javascript:x">x</a></p>'), '<p><a>x</a></p>', 'without a listener: dropped all the same')
+  t.equal(sanitizeRichText('<a href="javascript:x" target="_blank">x</a>', dropped), '<a target="_blank" rel="noopener noreferrer">x</a>', "the link's other rules still apply")
+})
+
+t.test('withCleanRichText and the memo pass each drop on, with the rich text field it was in', async (t) => {
+  const heard: [string, unknown][] = []
+  const dropped = (field: string, value: unknown): void => void heard.push([field, value])
+  const data = { page: { entry: { text: '<p><a href="data:text/html,x">a</a></p>', intro: '<a href="/ok">ok</a>' } }, jobs: [{ whatYouDo: '<a href="vbscript:x">b</a>' }] }
+  withCleanRichText(data, sanitizeRichText, dropped)
+  t.same(heard, [['text', 'data:text/html,x'], ['whatYouDo', 'vbscript:x']])
+  heard.length = 0
+  const memo = memoisedSanitizer(4096)
+  withCleanRichText(data, memo, dropped)
+  t.same(heard, [['text', 'data:text/html,x'], ['whatYouDo', 'vbscript:x']], 'through the memo the first time')
+  heard.length = 0
+  withCleanRichText(data, memo, dropped)
+  t.same(heard, [], 'text seen before is not sanitised again: heard of once')
+})
+
+t.test('every tag and attribute of the allowlist is kept as it is; a protocol-relative link is not', async (t) => {
+  const all =
+    '<h2>a</h2><h3>b</h3><h4>c</h4><p><strong>d</strong> <em>e</em> <b>f</b> <i>g</i><br /></p><hr /><blockquote><p>h</p></blockquote>' +
+    '<ul><li>i</li></ul><ol><li>j</li></ol><table><thead><tr><th scope="col">k</th></tr></thead><tbody><tr><td>l</td></tr></tbody></table>' +
+    '<p><a href="https://www.kifid.nl/" title="Kifid" target="_blank" rel="noopener noreferrer">m</a></p>'
+  t.equal(sanitizeRichText(all), all)
+  const heard: [string, unknown][] = []
+  t.equal(sanitizeRichText('<a href="//elders.example/">n</a>', (field, value) => void heard.push([field, value])), '<a>n</a>')
+  t.same(heard, [['richText', '//elders.example/']], 'a drop outside any field is told as richText')
+})
