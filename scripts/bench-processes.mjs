@@ -219,5 +219,16 @@ export function cpuMicrosOf(pid) {
   return { process: ticks(`/proc/${pid}/stat`), mainThread: ticks(`/proc/${pid}/task/${pid}/stat`) }
 }
 
+/**
+ * A process's main thread's context switches so far: how often it went to
+ * sleep (voluntary) and how often it was preempted (involuntary). Two servers
+ * on one core preempt each other; each switch leaves the other's caches cold.
+ */
+export function switchesOf(pid) {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8')
+  const count = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0)
+  return { slept: count('voluntary_ctxt_switches'), preempted: count('nonvoluntary_ctxt_switches') }
+}
+
 /** The 1-minute load average now: the machine is shared, and every figure is noted with it. */
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])

@@ -121,6 +121,7 @@ export function combineSlices(slices) {
     ...(slices[0].wrong === undefined ? {} : { wrong: sum((slice) => slice.wrong) }),
     ...(slices[0].cpuUs === undefined ? {} : { cpuUs: sum((slice) => slice.cpuUs) }),
     ...(slices[0].gatewayCpuUs === undefined ? {} : { gatewayCpuUs: sum((slice) => slice.gatewayCpuUs) }),
+    ...(slices[0].rendererPreempted === undefined ? {} : { rendererPreempted: sum((slice) => slice.rendererPreempted) }),
     load1: slices[0].load1,
   }
 }

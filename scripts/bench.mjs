@@ -43,7 +43,7 @@ import { pathToFileURL } from 'node:url'
 import { describeFirstLoad, firstLoadJavaScript } from './first-load-js.mjs'
 import { describeCompression, measureCompression } from './bench-compression.mjs'
 import { SMOKE_CONCURRENCY, SMOKE_REQUESTS, CONNECTIONS, luaPost, median, runScenario, ttfb, wrk } from './bench-load.mjs'
-import { cores, cpuMicrosOf, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, tempDir } from './bench-processes.mjs'
+import { cores, cpuMicrosOf, loadAverage, log, root, rssOf, startBareFastify, startNginx, startRenderToString, startSystem, stopAll, switchesOf, tempDir } from './bench-processes.mjs'
 import { buildBaseline, resolveCommit } from './bench-baseline.mjs'
 import { NUXT_VERSION, buildNuxtPeer, comparePageSizes, homePayloadOf, startNuxtPeer } from './bench-nuxt.mjs'
 import { combineSlices, comparedWithBaseline, comparedWithTwins, spreadOf, targetResults } from './bench-results.mjs'
@@ -370,6 +370,8 @@ async function main() {
   // The first server's alone (the gateway, where a scenario has both services): its own CPU per page, which the core's
   // sharing between two processes does not move as it moves 1/#4 - 1/#4a.
   const firstCpuOf = (scenario) => (scenario.pids && scenario.pids().length > 1 ? cpuMicrosOf(scenario.pids()[0]).process : undefined)
+  // How often the second (the renderer) was preempted: by the gateway woken on the same core, mostly (scripts/bench-interleave.mjs).
+  const secondPreemptedOf = (scenario) => (scenario.pids && scenario.pids().length > 1 ? switchesOf(scenario.pids()[1]).preempted : undefined)
   const reversed = (list) => [...list].reverse()
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1
@@ -383,12 +385,14 @@ async function main() {
           const load1 = loadAverage()
           const cpuBefore = cpuOf(scenario)
           const firstBefore = firstCpuOf(scenario)
+          const preemptedBefore = secondPreemptedOf(scenario)
           const result = await runScenario(scenario, { smoke, seconds: SLICE_SECONDS })
           slices.get(String(scenario.id)).push({
             ...result,
             load1,
             ...(cpuBefore === undefined ? {} : { cpuUs: cpuOf(scenario) - cpuBefore }),
             ...(firstBefore === undefined ? {} : { gatewayCpuUs: firstCpuOf(scenario) - firstBefore }),
+            ...(preemptedBefore === undefined ? {} : { rendererPreempted: secondPreemptedOf(scenario) - preemptedBefore }),
           })
         }
       }
@@ -432,6 +436,7 @@ async function main() {
       ...(runs.has('nuxt') && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? nuxtRatio(perRound(id, 'nuxt')) : {}),
       ...(results[0].cpuUs === undefined ? {} : { cpu_us_per_request: Math.round(median(results.map(cpuPerRequest))) }),
       ...(results[0].gatewayCpuUs === undefined ? {} : { gateway_cpu_us_per_request: Math.round(median(results.map((r) => r.gatewayCpuUs / r.requests))) }),
+      ...(results[0].rendererPreempted === undefined ? {} : { renderer_preempted_per_request: Number(median(results.map((r) => r.rendererPreempted / r.requests)).toFixed(2)) }),
       ...(results[0].cpuUs !== undefined && nuxtCpu && FRESH_RENDERS.has(String(scenario.twinOf ?? scenario.id)) ? { cpu_vs_nuxt: spreadOf(results.map((r, i) => nuxtCpu[i] / cpuPerRequest(r))).value } : {}),
       load1: Number(median(results.map((r) => r.load1)).toFixed(2)),
     }
@@ -468,7 +473,7 @@ async function main() {
   const vsNuxt = (row) => (row.vs_nuxt === undefined ? '' : `${row.vs_nuxt} (${row.vs_nuxt_min}–${row.vs_nuxt_max})${row.cpu_vs_nuxt === undefined ? '' : `; CPU per page ${row.cpu_vs_nuxt}`}`)
   for (const row of table) console.log(`| ${row.scenario} | ${row.name} | ${row.rps} | ${row.rps_min}–${row.rps_max} | ${row.p50_ms} | ${row.p99_ms} | ${row.vs_nginx} (${row.vs_nginx_min}–${row.vs_nginx_max}) | ${vsNuxt(row)} | ${row.vs_bare_fastify ?? ''} | ${row.load1} |`)
   const counted = table.filter((row) => row.cpu_us_per_request !== undefined)
-  if (counted.length > 0) console.log(`CPU µs per request, the servers' (median of the rounds): ${counted.map((row) => `#${row.scenario} ${row.cpu_us_per_request}${row.gateway_cpu_us_per_request === undefined ? '' : ` (the gateway's ${row.gateway_cpu_us_per_request})`}`).join(', ')}`)
+  if (counted.length > 0) console.log(`CPU µs per request, the servers' (median of the rounds): ${counted.map((row) => `#${row.scenario} ${row.cpu_us_per_request}${row.gateway_cpu_us_per_request === undefined ? '' : ` (the gateway's ${row.gateway_cpu_us_per_request}${row.renderer_preempted_per_request === undefined ? '' : `; the renderer preempted ${row.renderer_preempted_per_request} times a page`})`}`).join(', ')}`)
   if (nuxtPeer) console.log(`the Nuxt peer's page: ${nuxtPeer.nuxt_page_bytes} bytes, this site's ${nuxtPeer.site_page_bytes} (${nuxtPeer.ratio}×)`)
   console.log('')
   console.log('| target | median of the rounds | required | rounds min–max | met |')

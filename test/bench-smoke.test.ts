@@ -59,7 +59,7 @@ t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, eac
   const results = JSON.parse(readFileSync(out, 'utf8')) as {
     mode: string
     settings: { requests: number; baseline_commit: string }
-    scenarios: { scenario: number | string; twin_of?: number | string; rps: number; requests: number; non2xx: number; socket_errors: number; wrong_answers: number; vs_nginx: number; cpu_us_per_request?: number; gateway_cpu_us_per_request?: number }[]
+    scenarios: { scenario: number | string; twin_of?: number | string; rps: number; requests: number; non2xx: number; socket_errors: number; wrong_answers: number; vs_nginx: number; cpu_us_per_request?: number; gateway_cpu_us_per_request?: number; renderer_preempted_per_request?: number }[]
     no_scenario_slower: { baseline: { commit: string }; tolerance: number; met: boolean; slower: (number | string)[]; scenarios: { scenario: number | string; vs_baseline: number; slower: boolean }[] }
     targets: Record<string, Target>
     compression: { page_bytes: number; levels: { encoding: string; level: number; bytes: number; sync_cpu_us: number; stream_cpu_us: number }[] }
@@ -115,6 +115,11 @@ t.test('npm run bench -- --smoke --baseline-commit=HEAD runs every scenario, eac
     fresh?.gateway_cpu_us_per_request !== undefined && fresh.gateway_cpu_us_per_request > 0 && fresh.gateway_cpu_us_per_request < (fresh.cpu_us_per_request ?? 0),
     `a fresh page's CPU counted for the gateway alone, part of both services' (${fresh?.gateway_cpu_us_per_request} of ${fresh?.cpu_us_per_request} µs)`,
   )
+  t.ok(
+    fresh?.renderer_preempted_per_request !== undefined && Number.isFinite(fresh.renderer_preempted_per_request) && fresh.renderer_preempted_per_request >= 0,
+    `how often the renderer was preempted a fresh page, counted (${fresh?.renderer_preempted_per_request})`,
+  )
+  t.equal(results.scenarios.find((row) => row.scenario === '4a')?.renderer_preempted_per_request, undefined, 'not for the renderer alone')
   t.ok(results.compression.page_bytes > 0)
   t.ok(
     results.compression.levels.some((level) => level.encoding === 'br') && results.compression.levels.every((level) => level.bytes > 0 && level.sync_cpu_us > 0 && level.stream_cpu_us > 0),
