@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import { Agent } from 'undici'
-import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDERER_CONNECT_TIMEOUT_MS } from '../../shared/constants.ts'
+import { RENDERER_COMMIT_WINDOW_MS, RENDERER_CONNECT_TIMEOUT_MS } from '../../shared/constants.ts'
 import { MAX_RENDER_TAGS_LENGTH, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner } from '../../shared/render-protocol/index.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
@@ -8,8 +8,9 @@ import { GiveUp, type RendererAnswer, discardAnswer, sendRender } from './render
 import { RenderStalledError, watchStall } from './render-stall.ts'
 import { type BuildAsset, checkHealth, fetchBuildAsset, fromRenderer, isClosingAnswer, ofAnotherProtocol } from './renderer-requests.ts'
 import { NotARendererError, RenderProtocolMismatchError, RendererDownError, RendererUnavailableError } from '../errors.ts'
-import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
-import { type Member, MemberHealth, type ProbeTimers, newMember } from './member-health.ts'
+import { type LookupAll, lookupAll, needsLookup } from './renderer-addresses.ts'
+import { type Member, MemberHealth, type ProbeTimers } from './member-health.ts'
+import { type LookupFailure, LookupFailureLog, refreshMembers } from './member-refresh.ts'
 
 /**
  * A render: the whole page when it came with its length or within the commit window, else the stream of it; its
@@ -73,7 +74,7 @@ export interface RendererPoolOptions {
   renderSecret?: string | undefined
   onMemberChange?: (origin: string, up: boolean, reason: string) => void
   /** Told after each look-up round: the members now, and the look-ups that failed (those URLs keep their last addresses). */
-  onRefresh?: (members: PoolMember[], failures: { url: string; error: unknown }[]) => void
+  onRefresh?: (members: PoolMember[], failures: LookupFailure[]) => void
   /** A host name that did not resolve: told at most once per DNS_FAILURE_LOG_INTERVAL_MS per host, so a lasting outage is one line per interval, not one per look-up. */
   onLookupFailed?: (host: string, error: unknown) => void
   /** A renderer answered a render in another protocol version (`said`: the one it named, if any): told on each such answer. */
@@ -144,8 +145,7 @@ export class RendererPool {
   private readonly timers: NodeJS.Timeout[] = []
   private readonly health: MemberHealth
   private readonly signer: RenderSigner | undefined
-  /** When each host's failed look-up was last told. */
-  private readonly lookupFailureToldAt = new Map<string, number>()
+  private readonly lookupFailures: LookupFailureLog
 
   constructor(
     private readonly urls: readonly URL[],
@@ -165,6 +165,7 @@ export class RendererPool {
       onMemberChange: options.onMemberChange,
       onSuspect: options.onSuspect,
     })
+    this.lookupFailures = new LookupFailureLog(() => (options.now ?? Date.now)(), options.onLookupFailed)
     this.resolved = this.refresh()
     if (urls.some(needsLookup)) this.timers.push(setInterval(() => void this.refresh(), options.dnsRefreshMs))
     for (const timer of this.timers) timer.unref()
@@ -331,39 +332,12 @@ export class RendererPool {
     return fetchBuildAsset(this.agent, this.members.filter((member) => member.up), path)
   }
 
-  private tellLookupFailure(host: string, error: unknown): void {
-    const now = (this.options.now ?? Date.now)()
-    const told = this.lookupFailureToldAt.get(host)
-    if (told !== undefined && now - told < DNS_FAILURE_LOG_INTERVAL_MS) return
-    this.lookupFailureToldAt.set(host, now)
-    this.options.onLookupFailed?.(host, error)
-  }
-
   /** Members after a fresh look-up, keeping each known address's state; a name that does not resolve now keeps its last addresses. */
   private async refresh(): Promise<void> {
-    const lookup = this.options.lookup ?? lookupAll
-    const known = new Map(this.members.map((member) => [member.origin, member]))
-    const failures: { url: string; error: unknown }[] = []
-    const lists = await Promise.all(
-      this.urls.map(async (url): Promise<Member[]> => {
-        let addresses: RendererAddress[]
-        try {
-          addresses = await resolveRenderer(url, lookup)
-        } catch (error) {
-          failures.push({ url: url.href, error })
-          this.tellLookupFailure(url.hostname, error)
-          const previous = this.members.filter((member) => member.source === url.href)
-          // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
-          addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
-        }
-        return addresses.map((address) => known.get(address.origin) ?? newMember(address, url.href))
-      }),
-    )
-    const unique = new Map(lists.flat().map((member) => [member.origin, member]))
-    const members = [...unique.values()]
+    const { members, added, gone, failures } = await refreshMembers(this.urls, () => this.members, this.options.lookup ?? lookupAll, this.lookupFailures)
     // A new member starts up, as it was just resolved and a render finds out otherwise; it is first probed after the interval.
-    for (const member of members) if (!known.has(member.origin)) this.health.schedule(member, this.options.probeIntervalMs)
-    for (const member of this.members) if (!unique.has(member.origin)) this.health.unschedule(member)
+    for (const member of added) this.health.schedule(member, this.options.probeIntervalMs)
+    for (const member of gone) this.health.unschedule(member)
     this.members = members
     this.options.onRefresh?.(this.list(), failures)
   }
