@@ -1,14 +1,16 @@
 import { LRUCache } from 'lru-cache'
 import { Agent } from 'undici'
-import { DNS_FAILURE_LOG_INTERVAL_MS, RENDERER_COMMIT_WINDOW_MS, RENDERER_CONNECT_TIMEOUT_MS, RENDERER_PROBE_BACKOFF_START_MS, RENDERER_PROBE_JITTER } from '../../shared/constants.ts'
+import { RENDERER_COMMIT_WINDOW_MS, RENDERER_CONNECT_TIMEOUT_MS } from '../../shared/constants.ts'
 import { MAX_RENDER_TAGS_LENGTH, RENDER_PROTOCOL_HEADER, RENDER_PROTOCOL_VERSION, RenderSigner } from '../../shared/render-protocol/index.ts'
 import type { RenderBody } from '../pages/render-body.ts'
 import { afterCommitWindow } from './commit-window.ts'
 import { GiveUp, type RendererAnswer, discardAnswer, sendRender } from './render-exchange.ts'
 import { RenderStalledError, watchStall } from './render-stall.ts'
-import { type BuildAsset, type CheckResult, checkHealth, fetchBuildAsset, fromRenderer, isClosingAnswer, ofAnotherProtocol } from './renderer-requests.ts'
+import { type BuildAsset, checkHealth, fetchBuildAsset, fromRenderer, isClosingAnswer, ofAnotherProtocol } from './renderer-requests.ts'
 import { NotARendererError, RenderProtocolMismatchError, RendererDownError, RendererUnavailableError } from '../errors.ts'
-import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRenderer } from './renderer-addresses.ts'
+import { type LookupAll, lookupAll, needsLookup } from './renderer-addresses.ts'
+import { type Member, MemberHealth, type ProbeTimers } from './member-health.ts'
+import { type LookupFailure, LookupFailureLog, refreshMembers } from './member-refresh.ts'
 
 /**
  * A render: the whole page when it came with its length or within the commit window, else the stream of it; its
@@ -16,7 +18,7 @@ import { type LookupAll, type RendererAddress, lookupAll, needsLookup, resolveRe
  */
 export type RenderResponse = RendererAnswer
 
-export { type BuildAsset, fromRenderer }
+export { type BuildAsset, type ProbeTimers, fromRenderer }
 
 /** Drops a render that will not be sent; undici reports the abort as an error, which is expected here. */
 export const discard: (rendered: RenderResponse) => void = discardAnswer
@@ -58,21 +60,6 @@ const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 
  */
 const UNANSWERED = new Set(['UND_ERR_HEADERS_TIMEOUT'])
 
-/** Why a member is marked down: it hangs (its renders in flight are given up), or it is closing or gone (they are left to finish or fail by themselves). */
-type DownCause = 'hung' | 'closing'
-
-/** What the probes are scheduled on; tests drive their own. */
-export interface ProbeTimers {
-  setTimeout(callback: () => void, ms: number): unknown
-  clearTimeout(handle: unknown): void
-}
-
-/** Unref'd: a pending probe never keeps the process up. */
-const PROCESS_TIMERS: ProbeTimers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-}
-
 export interface RendererPoolOptions {
   /**
    * How often an up member's /healthz is checked, and the longest a down
@@ -87,7 +74,7 @@ export interface RendererPoolOptions {
   renderSecret?: string | undefined
   onMemberChange?: (origin: string, up: boolean, reason: string) => void
   /** Told after each look-up round: the members now, and the look-ups that failed (those URLs keep their last addresses). */
-  onRefresh?: (members: PoolMember[], failures: { url: string; error: unknown }[]) => void
+  onRefresh?: (members: PoolMember[], failures: LookupFailure[]) => void
   /** A host name that did not resolve: told at most once per DNS_FAILURE_LOG_INTERVAL_MS per host, so a lasting outage is one line per interval, not one per look-up. */
   onLookupFailed?: (host: string, error: unknown) => void
   /** A renderer answered a render in another protocol version (`said`: the one it named, if any): told on each such answer. */
@@ -127,22 +114,6 @@ export interface PoolMember {
   suspect: boolean
 }
 
-interface Member extends RendererAddress {
-  base: URL
-  /** The configured URL this address came from. */
-  source: string
-  up: boolean
-  /** While down: the probe delay before jitter, doubling per failed probe up to the probe interval. */
-  backoffMs: number
-  /** The member's next probe, when one is scheduled. */
-  probeTimer: unknown
-  /** Renders sent to it and not yet answered (or still in their commit window): given up at once when it is found hung, left to finish when it is closing. */
-  inFlight: Set<GiveUp>
-  build: string | undefined
-  sameProtocol: boolean | undefined
-  suspect: boolean
-}
-
 /** An answer the render does not take: it goes to the next member; `error` is what the render fails with if none is left. */
 class Skipped {
   constructor(readonly error: Error | undefined) {}
@@ -172,12 +143,9 @@ export class RendererPool {
   private members: Member[] = []
   private readonly resolved: Promise<void>
   private readonly timers: NodeJS.Timeout[] = []
-  private readonly probeTimers: ProbeTimers
-  private readonly random: () => number
-  private closed = false
+  private readonly health: MemberHealth
   private readonly signer: RenderSigner | undefined
-  /** When each host's failed look-up was last told. */
-  private readonly lookupFailureToldAt = new Map<string, number>()
+  private readonly lookupFailures: LookupFailureLog
 
   constructor(
     private readonly urls: readonly URL[],
@@ -188,8 +156,16 @@ export class RendererPool {
     const maxHeaderSize = 16 * 1024 + MAX_RENDER_TAGS_LENGTH
     this.agent = new Agent({ connect: { timeout: RENDERER_CONNECT_TIMEOUT_MS }, headersTimeout: headersTimeoutMs, bodyTimeout: headersTimeoutMs, keepAliveTimeout: 10_000, maxHeaderSize })
     this.signer = options.renderSecret === undefined ? undefined : new RenderSigner(options.renderSecret)
-    this.probeTimers = options.timers ?? PROCESS_TIMERS
-    this.random = options.random ?? Math.random
+    this.health = new MemberHealth({
+      probeIntervalMs: options.probeIntervalMs,
+      ask: (member) => checkHealth(this.agent, member.base, member.host),
+      isMember: (member) => this.members.includes(member),
+      timers: options.timers,
+      random: options.random,
+      onMemberChange: options.onMemberChange,
+      onSuspect: options.onSuspect,
+    })
+    this.lookupFailures = new LookupFailureLog(() => (options.now ?? Date.now)(), options.onLookupFailed)
     this.resolved = this.refresh()
     if (urls.some(needsLookup)) this.timers.push(setInterval(() => void this.refresh(), options.dnsRefreshMs))
     for (const timer of this.timers) timer.unref()
@@ -238,7 +214,7 @@ export class RendererPool {
       const watch = watchStall(this.options.stallMs, giveUp, () => {
         // Given up already (the member was found hung meanwhile): on its way to the next member.
         if (!member.inFlight.has(giveUp)) return false
-        this.suspect(member)
+        this.health.suspect(member)
         const retry = !stalled && order.some((other, k) => k > i && isRetryTarget(other))
         const gaveUp = retry || options.standIn?.() === true
         this.options.onStall?.(member.origin, gaveUp ? (retry ? 'another renderer' : 'the stored page') : 'waited on')
@@ -266,7 +242,7 @@ export class RendererPool {
           lastError = error
           continue
         }
-        if (UNANSWERED.has(code)) this.markDown(member, code, 'hung')
+        if (UNANSWERED.has(code)) this.health.markDown(member, code, 'hung')
         if (!CONNECT_FAILURES.has(code)) throw error
         lastError = error
         // A kept-alive socket the renderer closed as it was reused: once per render, the same member on a new
@@ -278,7 +254,7 @@ export class RendererPool {
         }
         // Refused, reset or unreachable: closing or gone. A draining renderer refuses new connections while it finishes
         // the renders it has; a dead one's renders fail with their own sockets.
-        this.markDown(member, code, 'closing')
+        this.health.markDown(member, code, 'closing')
       } finally {
         watch.answered()
         member.inFlight.delete(giveUp)
@@ -311,13 +287,13 @@ export class RendererPool {
     if (isClosingAnswer(response.statusCode, response.headers)) {
       discard(response)
       // Draining: it refuses new renders but finishes those it has, so the renders in flight to it are left to complete.
-      this.markDown(member, 'closing (503)', 'closing')
+      this.health.markDown(member, 'closing (503)', 'closing')
       return new Skipped(undefined)
     }
     if (!fromRenderer(response.headers)) {
       discard(response)
       // The renderer is out of reach at that address: the renders on its connections are given up too.
-      this.markDown(member, 'answered without a renderer\'s mark', 'hung')
+      this.health.markDown(member, 'answered without a renderer\'s mark', 'hung')
       return new Skipped(new NotARendererError(`${member.origin} answered ${response.statusCode} without a renderer's mark`))
     }
     // A page rendered whole came with its length and has been read whole; a streamed one gets the commit window.
@@ -332,8 +308,8 @@ export class RendererPool {
     await this.resolved
     const checks = await Promise.all(
       this.members.map(async (member) => {
-        const result = await this.check(member)
-        this.afterCheck(member, result)
+        const result = await this.health.check(member)
+        this.health.afterCheck(member, result)
         return result === 'passed'
       }),
     )
@@ -341,19 +317,9 @@ export class RendererPool {
   }
 
   async close(): Promise<void> {
-    this.closed = true
     for (const timer of this.timers) clearInterval(timer)
-    for (const member of this.members) this.unschedule(member)
+    this.health.close(this.members)
     await this.agent.close()
-  }
-
-  private async check(member: Member): Promise<CheckResult> {
-    const checked = await checkHealth(this.agent, member.base, member.host)
-    if (checked.result === 'passed') {
-      member.build = checked.build
-      member.sameProtocol = checked.sameProtocol
-    }
-    return checked.result
   }
 
   /**
@@ -366,129 +332,12 @@ export class RendererPool {
     return fetchBuildAsset(this.agent, this.members.filter((member) => member.up), path)
   }
 
-  /** One member's health check, in the background: never on a visitor's request. */
-  private async probe(member: Member): Promise<void> {
-    member.probeTimer = undefined
-    this.afterCheck(member, await this.check(member))
-  }
-
-  /** A member's state after a health check, and when it is checked next: at the interval while up, backing off while down. */
-  private afterCheck(member: Member, result: CheckResult): void {
-    // A member gone meanwhile (a replica that left, the pool closed) is checked no more.
-    if (this.closed || !this.members.includes(member)) return
-    // Unanswered, or answered by a stranger: the renders sent to it are lost, even those a closing member was left to finish.
-    const lost = result === 'unanswered' || result === 'stranger'
-    const reason = result === 'unanswered' ? 'health check unanswered' : result === 'stranger' ? 'health check answered by something else' : 'health check failed'
-    if (lost) this.giveUpInFlight(member, reason)
-    if (result === 'passed') {
-      this.clearSuspect(member)
-      if (member.up) this.schedule(member, this.options.probeIntervalMs)
-      else this.markUp(member, 'health check passed')
-    } else if (member.up) {
-      this.markDown(member, reason, lost ? 'hung' : 'closing')
-    } else {
-      member.backoffMs = Math.min(member.backoffMs * 2, this.options.probeIntervalMs)
-      this.schedule(member, this.jittered(member.backoffMs))
-    }
-  }
-
-  private markUp(member: Member, reason: string): void {
-    if (member.up) return
-    member.up = true
-    member.backoffMs = 0
-    this.schedule(member, this.options.probeIntervalMs)
-    this.options.onMemberChange?.(member.origin, true, reason)
-  }
-
-  /**
-   * Skipped from now on; its first probe soon, in case it was a moment's failure. A hung member's renders in flight
-   * are given up with it; a closing one's are left to finish (a renderer closing on SIGTERM answers 503 to new
-   * requests and refuses new connections, but completes the renders it has).
-   */
-  private markDown(member: Member, reason: string, cause: DownCause): void {
-    if (!member.up) return
-    member.up = false
-    // Down says more: back in turn, it starts clean.
-    member.suspect = false
-    if (cause === 'hung') this.giveUpInFlight(member, reason)
-    member.backoffMs = Math.min(RENDERER_PROBE_BACKOFF_START_MS, this.options.probeIntervalMs)
-    this.schedule(member, this.jittered(member.backoffMs))
-    this.options.onMemberChange?.(member.origin, false, reason)
-  }
-
-  /**
-   * A render stalled on it: no new render while another member is up, and its health check now rather than at the
-   * interval. A hung renderer fails it (marked down, its renders given up); one that passes is in turn again.
-   */
-  private suspect(member: Member): void {
-    if (!member.up || member.suspect) return
-    member.suspect = true
-    this.schedule(member, 0)
-    this.options.onSuspect?.(member.origin, true)
-  }
-
-  private clearSuspect(member: Member): void {
-    if (!member.suspect) return
-    member.suspect = false
-    this.options.onSuspect?.(member.origin, false)
-  }
-
-  /** Renders waiting on a hung member are given up now, not at RENDER_TIMEOUT_MS: each goes to the next member or its stored page. */
-  private giveUpInFlight(member: Member, reason: string): void {
-    for (const giveUp of member.inFlight) giveUp.give(new RendererDownError(`renderer hung: ${reason}`))
-    member.inFlight.clear()
-  }
-
-  /** A delay drawn from the upper part of `ms`, so that gateways that lost a renderer at one moment do not probe it in step. */
-  private jittered(ms: number): number {
-    return Math.round(ms * (1 - RENDERER_PROBE_JITTER * this.random()))
-  }
-
-  private schedule(member: Member, delayMs: number): void {
-    this.unschedule(member)
-    if (this.closed) return
-    member.probeTimer = this.probeTimers.setTimeout(() => void this.probe(member), delayMs)
-  }
-
-  private unschedule(member: Member): void {
-    if (member.probeTimer === undefined) return
-    this.probeTimers.clearTimeout(member.probeTimer)
-    member.probeTimer = undefined
-  }
-
-  private tellLookupFailure(host: string, error: unknown): void {
-    const now = (this.options.now ?? Date.now)()
-    const told = this.lookupFailureToldAt.get(host)
-    if (told !== undefined && now - told < DNS_FAILURE_LOG_INTERVAL_MS) return
-    this.lookupFailureToldAt.set(host, now)
-    this.options.onLookupFailed?.(host, error)
-  }
-
   /** Members after a fresh look-up, keeping each known address's state; a name that does not resolve now keeps its last addresses. */
   private async refresh(): Promise<void> {
-    const lookup = this.options.lookup ?? lookupAll
-    const known = new Map(this.members.map((member) => [member.origin, member]))
-    const failures: { url: string; error: unknown }[] = []
-    const lists = await Promise.all(
-      this.urls.map(async (url): Promise<Member[]> => {
-        let addresses: RendererAddress[]
-        try {
-          addresses = await resolveRenderer(url, lookup)
-        } catch (error) {
-          failures.push({ url: url.href, error })
-          this.tellLookupFailure(url.hostname, error)
-          const previous = this.members.filter((member) => member.source === url.href)
-          // Never resolved: keep the name, so renders fail as ENOTFOUND and the next look-up can fix it.
-          addresses = previous.length > 0 ? previous : [{ origin: url.origin, host: url.host }]
-        }
-        return addresses.map((address) => known.get(address.origin) ?? { ...address, base: new URL(address.origin), source: url.href, up: true, backoffMs: 0, probeTimer: undefined, inFlight: new Set(), build: undefined, sameProtocol: undefined, suspect: false })
-      }),
-    )
-    const unique = new Map(lists.flat().map((member) => [member.origin, member]))
-    const members = [...unique.values()]
+    const { members, added, gone, failures } = await refreshMembers(this.urls, () => this.members, this.options.lookup ?? lookupAll, this.lookupFailures)
     // A new member starts up, as it was just resolved and a render finds out otherwise; it is first probed after the interval.
-    for (const member of members) if (!known.has(member.origin)) this.schedule(member, this.options.probeIntervalMs)
-    for (const member of this.members) if (!unique.has(member.origin)) this.unschedule(member)
+    for (const member of added) this.health.schedule(member, this.options.probeIntervalMs)
+    for (const member of gone) this.health.unschedule(member)
     this.members = members
     this.options.onRefresh?.(this.list(), failures)
   }
