@@ -48,10 +48,10 @@ function sentPath(pathWithQuery: string): string {
   return path
 }
 
-/** The renderer could not be reached: the render is tried on the next member. */
 /** What a kept-alive socket closed by the renderer as it was reused reports; a new connection settles it. */
 const KEPT_ALIVE_RESETS = new Set(['ECONNRESET', 'UND_ERR_SOCKET'])
 
+/** The renderer could not be reached: the render is tried on the next member. */
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'])
 /**
  * The renderer took the request and never answered (hung): it is skipped from
