@@ -139,7 +139,7 @@ t.test('npm run bench -- --profile writes CPU profiles and their self-time summa
     windows: {
       id: string
       requests: number
-      processes: Record<string, { busy_ticks: number; main_thread_us_per_request: number; top: { function: string; file: string; line: number; self_pct: number }[]; steps: { step: string; us_per_request: number }[] }>
+      processes: Record<string, { busy_ticks: number; main_thread_us_per_request: number; top: { function: string; file: string; line: number; self_pct: number }[]; by_area: { area: string; self_pct: number }[]; steps: { step: string; us_per_request: number }[] }>
     }[]
   }
   t.same(
@@ -156,9 +156,14 @@ t.test('npm run bench -- --profile writes CPU profiles and their self-time summa
   // The render request is about half of a fresh render's gateway time: a smoke window's ticks always find it.
   t.ok(fresh?.steps.some((step) => step.step.startsWith('render request') && step.us_per_request > 0), 'the render request found in the gateway')
   // The gateway's own code is mapped back from dist/gateway.js to its sources. Which of its small steps a smoke window's
-  // few hundred samples land in is chance (payload assembly is about 4% of them, and a CI run once had none there), so
-  // the check is that some frames are the gateway's sources, and that none is left in the bundle.
-  t.ok(fresh?.top.some((row) => row.file.startsWith('gateway/')), 'frames of the gateway mapped back to gateway/ sources')
+  // few hundred samples land in is chance (payload assembly is about 4% of them, and a CI run once had none there), and
+  // so is whether one of its functions is among the top 25 (a CI run on 2026-12-02 had none there): the check is that
+  // the gateway's sources hold some of the ticks (about a tenth of them, all its functions together), and that none is
+  // left in the bundle.
+  t.ok(
+    fresh?.by_area.some((row) => row.area === 'gateway' && row.self_pct > 0),
+    `frames of the gateway mapped back to gateway/ sources (${JSON.stringify(fresh?.by_area.slice(0, 6))})`,
+  )
   const renderer = summary.windows[2]?.processes.renderer
   t.ok(renderer?.steps.some((step) => step.step.startsWith('React render') && step.us_per_request > 0), "React's render found in the renderer")
   // esbuild's own helpers (the prelude before the bundle's first module) have no source to map to: the getters of its
