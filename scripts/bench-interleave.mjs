@@ -23,7 +23,7 @@ import { promisify } from 'node:util'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Agent, request } from 'undici'
-import { CONNECTIONS, wrk } from './bench-load.mjs'
+import { CONNECTIONS, median, percentile, wrk, wrkResult } from './bench-load.mjs'
 import { cores, log, pin, root, startSystem, stopAll, switchesOf } from './bench-processes.mjs'
 
 const text = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -70,13 +70,7 @@ const CONFIGURATIONS = [
 async function load(url, seconds) {
   const [cmd, argv] = pin(1, 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, url])
   const { stdout } = await promisify(execFile)(cmd, argv, { encoding: 'utf8' })
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout)
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0),
-    requests: Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
-    errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
-  }
+  return wrkResult(stdout)
 }
 
 /**
@@ -104,9 +98,8 @@ async function probeLatency(url, until) {
 
 /** Latencies' median and 99th percentile in ms. */
 function percentiles(latencies) {
-  const sorted = [...latencies].sort((a, b) => a - b)
-  const at = (p) => Number((sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN).toFixed(2))
-  return { p50: at(0.5), p99: at(0.99) }
+  const at = (p) => Number((percentile(latencies, p) ?? Number.NaN).toFixed(2))
+  return { p50: at(50), p99: at(99) }
 }
 
 /**
@@ -140,12 +133,6 @@ async function paced(url, perSecond, seconds) {
   await Promise.all(sent)
   await agent.close()
   return { ...percentiles(latencies), failed }
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 async function main() {

@@ -20,7 +20,11 @@ export const SMOKE_CONCURRENCY = 8
 export function wrk(url, seconds, { script, headers = {} } = {}) {
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`])
   const [cmd, argv] = pin(1, 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...headerArgs, ...(script ? ['-s', script] : []), url])
-  const out = execFileSync(cmd, argv, { encoding: 'utf8' })
+  return wrkResult(execFileSync(cmd, argv, { encoding: 'utf8' }))
+}
+
+/** What wrk printed (run with --latency for the percentiles), as numbers. */
+export function wrkResult(out) {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
   const unit = (value, suffix) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[suffix] ?? 1)
