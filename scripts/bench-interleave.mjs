@@ -20,11 +20,11 @@
 // as JSON to bench/interleave.json (or --out).
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Agent, request } from 'undici'
 import { CONNECTIONS, median, percentile, wrk, wrkResult } from './bench-load.mjs'
-import { cores, log, pin, root, startSystem, stopAll, switchesOf } from './bench-processes.mjs'
+import { cores, cpuSplitOf, loadAverage, log, pin, root, startSystem, stopAll, switchesOf } from './bench-processes.mjs'
 
 const text = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 const option = (name, fallback) => Number(text(name) ?? fallback)
@@ -35,20 +35,13 @@ const PROBE_INTERVAL_MS = 20
 const PACE_MS = 10
 /** The paced phase's fresh pages a second: a share of what the shared core gave at full load. */
 const PACED_SHARE = option('paced-share', 0.5)
-const TICK_US = 1_000_000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
-
-/** One thread's or process's CPU (user, kernel) in µs, from /proc. */
-function cpuOf(statFile) {
-  const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ')
-  return { user: Number(fields[11]) * TICK_US, system: Number(fields[12]) * TICK_US }
-}
 
 function reading(system) {
   const { gateway, renderer } = system
   return {
-    gateway: cpuOf(`/proc/${gateway.pid}/stat`),
-    gatewayMain: cpuOf(`/proc/${gateway.pid}/task/${gateway.pid}/stat`),
-    renderer: cpuOf(`/proc/${renderer.pid}/stat`),
+    gateway: cpuSplitOf(`/proc/${gateway.pid}/stat`),
+    gatewayMain: cpuSplitOf(`/proc/${gateway.pid}/task/${gateway.pid}/stat`),
+    renderer: cpuSplitOf(`/proc/${renderer.pid}/stat`),
     gatewaySwitches: switchesOf(gateway.pid),
     rendererSwitches: switchesOf(renderer.pid),
   }
@@ -199,7 +192,7 @@ async function main() {
   console.log(`\nFresh pages paced at ${perSecond} a second (${PACED_SHARE} of the shared core's):\n\n| configuration | a page: p50, p99 ms | a static file alongside: p50, p99 ms |\n|---|---|---|`)
   for (const r of pacedRows) console.log(`| ${r.name} | ${r.page_p50_ms}, ${r.page_p99_ms} | ${r.static_file_p50_ms}, ${r.static_file_p99_ms} |`)
   mkdirSync(dirname(OUT), { recursive: true })
-  writeFileSync(OUT, `${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, seconds: SECONDS, load_average_1min: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]), results, paced: pacedRows }, null, 2)}\n`)
+  writeFileSync(OUT, `${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, seconds: SECONDS, load_average_1min: loadAverage(), results, paced: pacedRows }, null, 2)}\n`)
 }
 
 try {

@@ -209,14 +209,20 @@ export function rssOf(pid) {
 
 const CLOCK_TICKS_PER_SECOND = Number(execSync('getconf CLK_TCK').toString().trim()) || 100
 
+/** CPU microseconds used so far, in user mode and in the kernel, by what a /proc stat file describes (a process, or one thread). */
+export function cpuSplitOf(statFile) {
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ')
+  return { user: (Number(fields[11]) * 1_000_000) / CLOCK_TICKS_PER_SECOND, system: (Number(fields[12]) * 1_000_000) / CLOCK_TICKS_PER_SECOND }
+}
+
 /** CPU microseconds a process has used so far (user + system): all its threads, and its main thread alone. */
 export function cpuMicrosOf(pid) {
-  const ticks = (file) => {
-    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND
+  const total = (file) => {
+    const { user, system } = cpuSplitOf(file)
+    return user + system
   }
-  return { process: ticks(`/proc/${pid}/stat`), mainThread: ticks(`/proc/${pid}/task/${pid}/stat`) }
+  return { process: total(`/proc/${pid}/stat`), mainThread: total(`/proc/${pid}/task/${pid}/stat`) }
 }
 
 /**
